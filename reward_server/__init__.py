@@ -1,0 +1,1 @@
+"""gRPC reward server for RL on code and equational math."""

@@ -1,0 +1,36 @@
+"""What one sandboxed step (a compile or a run) produced, and the limits it ran under."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+
+class RunStatus(enum.Enum):
+    OK = "ok"                          # exited 0 within every limit
+    EXIT_NONZERO = "exit_nonzero"      # non-zero exit or killed by a signal we did not send
+    TIMEOUT = "timeout"                # wall-clock or CPU-time limit
+    MEMORY_LIMIT = "memory_limit"      # the memory cgroup (or address-space limit) was hit
+    OUTPUT_LIMIT = "output_limit"      # stdout/stderr cap or the file-size limit
+    DEADLINE = "deadline"              # the caller's deadline cut the run short (not the program's fault)
+    SANDBOX_ERROR = "sandbox_error"    # our failure: the sandbox itself did not work
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    timeout_s: float
+    memory_mb: int
+    max_processes: int = 64
+    max_file_bytes: int = 64 << 20
+    max_output_bytes: int = 8 << 20
+    max_open_files: int = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class RunResult:
+    status: RunStatus
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    elapsed_s: float
+    detail: str = ""   # our explanation, e.g. why the sandbox failed or which signal killed it

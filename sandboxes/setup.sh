@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the host toolchains and isolation tools the process backend needs (Debian 12).
+# Idempotent: packages already present are skipped by apt. Set SKIP_APT=1 to skip entirely.
+set -euo pipefail
+[ "${SKIP_APT:-0}" = 1 ] && exit 0
+packages=(
+  bubblewrap procps
+  g++ gfortran gdc default-jdk-headless nodejs node-typescript golang-go rustc
+  ruby php-cli perl lua5.4 r-base-core mono-mcs mono-runtime scala kotlin ocaml-nox racket
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
