@@ -7,10 +7,20 @@ directory in which the program is compiled once and then run once per test.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Protocol
 
 from sandboxes.languages import Language
 from sandboxes.results import Limits, RunResult
+
+
+@dataclasses.dataclass(frozen=True)
+class SandboxInfo:
+    ready: bool
+    reason: str          # why not ready ("" when ready)
+    version: str         # toolchain version line, e.g. "Python 3.11.2"
+    sandbox_id: str      # toolchain fingerprint (process) or name@sha256:digest (docker)
+    pinned: bool = True  # False: docker backend has no digest for this language (INFRA_UNPINNED_LANGUAGE)
 
 
 class SandboxError(Exception):
@@ -28,11 +38,8 @@ class Workspace(Protocol):
 class Backend(Protocol):
     name: str
 
-    def sandbox_id(self, language: Language) -> str:
-        """The toolchain fingerprint (process) or image digest (docker) that runs this language."""
-
-    def readiness(self, language: Language) -> tuple[bool, str]:
-        """(ready, reason if not) for this language on this backend."""
+    def describe(self, language: Language) -> SandboxInfo:
+        """Whether this language can run here, its version, and what exactly would run it (cached)."""
 
     async def start(self, slots: int) -> None:
         """Prepare per-slot resources (cgroups, uids, warm containers). Raises SandboxError."""
