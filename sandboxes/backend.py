@@ -47,5 +47,7 @@ class Backend(Protocol):
     async def close(self) -> None:
         """Release every resource; no process or container is left behind."""
 
-    def workspace(self, language: Language, source: str, slot: int) -> contextlib.AbstractAsyncContextManager[Workspace]:
+    def workspace(
+        self, language: Language, source: str, slot: int
+    ) -> contextlib.AbstractAsyncContextManager[Workspace]:
         """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots)."""

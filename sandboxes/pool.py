@@ -1,0 +1,53 @@
+"""The sandbox pool: a fixed number of slots over one backend, admitted by the fair scheduler."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import AsyncIterator
+
+from sandboxes.backend import Backend, SandboxInfo, Workspace
+from sandboxes.languages import Language
+from sandboxes.scheduler import FairScheduler
+
+
+@dataclasses.dataclass(frozen=True)
+class PoolStats:
+    slots: int
+    busy: int
+    queued: int
+
+
+def default_slots() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+class SandboxPool:
+    def __init__(self, backend: Backend, slots: int | None = None, max_queue: int = 100_000) -> None:
+        self.backend = backend
+        self.scheduler = FairScheduler(slots or default_slots(), max_queue)
+
+    async def start(self) -> None:
+        await self.backend.start(self.scheduler.slots)
+
+    async def close(self) -> None:
+        await self.backend.close()
+
+    def describe(self, language: Language) -> SandboxInfo:
+        return self.backend.describe(language)
+
+    def stats(self) -> PoolStats:
+        return PoolStats(self.scheduler.slots, self.scheduler.busy, self.scheduler.queued)
+
+    @contextlib.asynccontextmanager
+    async def workspace(
+        self, language: Language, source: str, *, priority: int, caller: str, deadline: float | None
+    ) -> AsyncIterator[Workspace]:
+        """A workspace in a slot of its own, held until the block exits (compile once, run every test)."""
+        slot = await self.scheduler.acquire(priority, caller, deadline)
+        try:
+            async with self.backend.workspace(language, source, slot) as workspace:
+                yield workspace
+        finally:
+            self.scheduler.release(slot)
