@@ -1,0 +1,93 @@
+"""Assembling and running the gRPC server: service, health, reflection, graceful drain on SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import signal
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from reward_server.graders.code import CodeGrader
+from reward_server.pb import reward_pb2, reward_pb2_grpc
+from reward_server.service import RewardService
+from sandboxes.backend import Backend
+from sandboxes.languages import LanguageTable
+from sandboxes.pool import SandboxPool
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = reward_pb2.DESCRIPTOR.services_by_name["RewardService"].full_name
+MAX_MESSAGE_BYTES = 256 << 20
+
+
+@dataclasses.dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 50051
+    backend: str = "process"
+    workers: int | None = None       # sandbox slots; None = CPU count
+    grace_s: float = 30.0            # how long a drain waits for in-flight work
+
+
+def make_backend(name: str) -> Backend:
+    if name == "process":
+        from sandboxes.backends.process import ProcessBackend
+        return ProcessBackend()
+    raise ValueError(f"unknown backend {name!r}")
+
+
+class RewardServer:
+    def __init__(self, config: ServerConfig, backend: Backend | None = None) -> None:
+        self.config = config
+        self.table = LanguageTable.load()
+        self.pool = SandboxPool(backend or make_backend(config.backend), config.workers)
+        self.grader = CodeGrader(self.table, self.pool)
+        self.health = health.aio.HealthServicer()
+        self.server = grpc.aio.server(options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ])
+        self.port = 0
+
+    async def start(self) -> int:
+        await self.pool.start()
+        reward_pb2_grpc.add_RewardServiceServicer_to_server(
+            RewardService(self.table, self.grader, self.pool.backend.name), self.server)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+        reflection.enable_server_reflection((SERVICE_NAME, health_name, reflection.SERVICE_NAME), self.server)
+        self.port = self.server.add_insecure_port(f"{self.config.host}:{self.config.port}")
+        if not self.port:
+            raise OSError(f"cannot bind {self.config.host}:{self.config.port}")
+        await self.server.start()
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+        log.info("serving on %s:%d backend=%s slots=%d", self.config.host, self.port, self.pool.backend.name,
+                 self.pool.scheduler.slots)
+        return self.port
+
+    async def stop(self) -> None:
+        """Drain: report NOT_SERVING, refuse new calls, finish in-flight work, then release the sandboxes."""
+        log.info("draining (grace %.0fs)", self.config.grace_s)
+        await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.server.stop(self.config.grace_s)
+        await self.pool.close()
+        log.info("stopped")
+
+    async def _set_health(self, status: int) -> None:
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, status)
+
+    async def serve_until_signalled(self) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await self.start()
+        print(f"reward-server listening on {self.config.host}:{self.port}", flush=True)
+        await stop.wait()
+        await self.stop()

@@ -1,0 +1,143 @@
+"""The gRPC servicer: validates at the edge, grades each candidate independently, maps results to protobuf."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+
+from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob
+from reward_server.graders.comparators import Comparator
+from reward_server.graders.equational import grade_equation
+from reward_server.graders.extraction import ExtractionStyle
+from reward_server.pb import reward_pb2, reward_pb2_grpc
+from reward_server.validation import InvalidRequest, validate_request
+from reward_server.verdicts import Verdict
+from sandboxes.languages import LanguageTable
+
+log = logging.getLogger(__name__)
+
+# Leave the response this long to travel back before the caller's deadline.
+DEADLINE_MARGIN_S = 0.05
+
+EXTRACTIONS = {
+    reward_pb2.EXTRACTION_NONE: ExtractionStyle.NONE,
+    reward_pb2.FIRST_BLOCK: ExtractionStyle.FIRST_BLOCK,
+    reward_pb2.LAST_BLOCK: ExtractionStyle.LAST_BLOCK,
+}
+COMPARATORS = {
+    reward_pb2.COMPARATOR_UNSPECIFIED: Comparator.EXACT,
+    reward_pb2.EXACT: Comparator.EXACT,
+    reward_pb2.LENIENT: Comparator.LENIENT,
+    reward_pb2.LCB: Comparator.LCB,
+}
+VERDICTS = {verdict: reward_pb2.Verdict.Value(verdict.name) for verdict in Verdict}
+
+
+def code_job(task: reward_pb2.CodeTask) -> CodeJob:
+    return CodeJob(
+        language=task.language.strip(),
+        completion=task.completion,
+        extraction=EXTRACTIONS[task.extraction],
+        prompt=task.prompt,
+        stop_tokens=tuple(task.stop_tokens),
+        tests=task.tests,
+        io_tests=tuple((t.stdin, t.expected_stdout) for t in task.io_tests),
+        comparator=COMPARATORS[task.comparator],
+        timeout_s=task.timeout_s,
+        memory_mb=task.memory_mb,
+        run_all_tests=task.run_all_tests,
+    )
+
+
+def result_message(index: int, candidate_id: str, verdict: Verdict, *, detail: str = "", extracted: str = "",
+                   sandbox: str = "", elapsed_s: float = 0.0, tests=()) -> reward_pb2.ScoreResult:
+    result = reward_pb2.ScoreResult(
+        id=candidate_id, index=index, verdict=VERDICTS[verdict], detail=detail, extracted=extracted,
+        sandbox=sandbox, elapsed_s=elapsed_s,
+        tests=[reward_pb2.TestOutcome(index=t.index, verdict=VERDICTS[t.verdict], elapsed_s=t.elapsed_s,
+                                      detail=t.detail) for t in tests],
+    )
+    if (reward := verdict.reward) is not None:
+        result.reward = reward
+    return result
+
+
+class RewardService(reward_pb2_grpc.RewardServiceServicer):
+    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str) -> None:
+        self.table = table
+        self.grader = grader
+        self.backend_name = backend_name
+
+    async def Score(self, request: reward_pb2.ScoreRequest,
+                    context: grpc.aio.ServicerContext) -> reward_pb2.ScoreResponse:
+        results = [None] * len(request.candidates)
+        async for result in self._score(request, context):
+            results[result.index] = result
+        return reward_pb2.ScoreResponse(results=results)
+
+    async def ScoreStream(self, request: reward_pb2.ScoreRequest,
+                          context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
+        async for result in self._score(request, context):
+            yield result
+
+    async def ListLanguages(self, request: reward_pb2.ListLanguagesRequest,
+                            context: grpc.aio.ServicerContext) -> reward_pb2.ListLanguagesResponse:
+        languages = []
+        for language in self.table:
+            info = self.grader.pool.describe(language)
+            languages.append(reward_pb2.Language(
+                key=language.key, aliases=language.aliases, version=info.version, sandbox=info.sandbox_id,
+                ready=info.ready and info.pinned,
+                reason=info.reason or ("" if info.pinned else "no pinned image digest")))
+        return reward_pb2.ListLanguagesResponse(backend=self.backend_name, languages=languages)
+
+    async def _score(self, request: reward_pb2.ScoreRequest,
+                     context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
+        """Every candidate's result, equations at once and code as each finishes."""
+        request_id = uuid.uuid4().hex[:12]
+        try:
+            validate_request(request)
+        except InvalidRequest as exc:
+            log.info("request=%s invalid: %s", request_id, exc)
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        started = time.monotonic()
+        priority = request.priority or reward_pb2.TRAINING
+        caller = request.caller or context.peer()
+        remaining = context.time_remaining()
+        loop = asyncio.get_running_loop()
+        deadline = None if remaining is None else loop.time() + remaining - DEADLINE_MARGIN_S
+        code_tasks = []
+        for index, candidate in enumerate(request.candidates):
+            if candidate.WhichOneof("task") == "equation":
+                verdict, extracted = grade_equation(candidate.equation.response, candidate.equation.expected)
+                yield result_message(index, candidate.id, verdict, extracted=extracted)
+            else:
+                code_tasks.append(asyncio.ensure_future(
+                    self._grade_code(index, candidate, priority=priority, caller=caller, deadline=deadline)))
+        try:
+            for finished in asyncio.as_completed(code_tasks):
+                yield await finished
+        finally:
+            for task in code_tasks:
+                task.cancel()
+        log.info("request=%s caller=%s priority=%s candidates=%d code=%d elapsed_s=%.3f", request_id, caller,
+                 reward_pb2.Priority.Name(priority), len(request.candidates), len(code_tasks),
+                 time.monotonic() - started)
+
+    async def _grade_code(self, index: int, candidate: reward_pb2.Candidate, *, priority: int, caller: str,
+                          deadline: float | None) -> reward_pb2.ScoreResult:
+        started = time.monotonic()
+        try:
+            grade = await self.grader.grade(code_job(candidate.code), priority=priority, caller=caller,
+                                            deadline=deadline)
+        except Exception as exc:  # one candidate's failure must never sink its batch
+            log.exception("grading candidate %d (%s) failed", index, candidate.id)
+            grade = CodeGrade(Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        return result_message(index, candidate.id, grade.verdict, detail=grade.detail,
+                              extracted=grade.extracted, sandbox=grade.sandbox,
+                              elapsed_s=time.monotonic() - started, tests=grade.tests)
