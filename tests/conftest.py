@@ -7,6 +7,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 
@@ -22,15 +23,18 @@ class ServerHandle:
     """A `reward-server serve` subprocess on a free loopback port."""
 
     def __init__(self, *extra_args: str) -> None:
+        # a file, not a pipe: a chatty server never blocks
+        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as long as the server)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "reward_server", "serve", "--port", "0", *extra_args],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()
-            raise RuntimeError(f"server did not start: {line!r}\n{self.process.stderr.read()}")
+            self.process.wait()
+            raise RuntimeError(f"server did not start: {line!r}\n{self.stderr_text()}")
         self.address = line.rsplit(" ", 1)[-1].strip()
         self._wait_serving()
 
@@ -58,8 +62,9 @@ class ServerHandle:
         return self.process.returncode
 
     def stderr_text(self) -> str:
-        """The server's log (only after stop())."""
-        return self.process.stderr.read()
+        """The server's log so far."""
+        self.log.seek(0)
+        return self.log.read()
 
 
 @pytest.fixture(scope="session")
