@@ -63,7 +63,8 @@ def test_malformed_request_names_the_field(stub, candidate: reward_pb2.Candidate
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert info.value.details().startswith(field + ":"), info.value.details()
     # the server keeps serving after refusing
-    assert stub.Score(reward_pb2.ScoreRequest(candidates=[equation("ok", "TRUE", True)]), timeout=10).results[0].reward == 1
+    reply = stub.Score(reward_pb2.ScoreRequest(candidates=[equation("ok", "TRUE", True)]), timeout=10)
+    assert reply.results[0].reward == 1
 
 
 def test_unknown_priority_is_refused(stub) -> None:
