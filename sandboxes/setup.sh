@@ -4,7 +4,7 @@
 set -euo pipefail
 [ "${SKIP_APT:-0}" = 1 ] && exit 0
 packages=(
-  bubblewrap procps
+  bubblewrap procps util-linux python3 python3-venv
   g++ gfortran gdc default-jdk-headless nodejs node-typescript golang-go rustc
   ruby php-cli perl lua5.4 r-base-core mono-mcs mono-runtime scala kotlin ocaml-nox racket
 )

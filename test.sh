@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs what is missing (sandbox toolchains, the Docker engine and registry for the container backend,
+# a Python environment with every extra) and runs the whole test suite. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")"
+sandboxes/setup.sh
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q -e '.[dev,train,docker]'
+.venv/bin/ruff check .
+exec .venv/bin/python -m pytest "$@"
