@@ -7,7 +7,8 @@
 - MultiPL-E: a completion prompt; the model continues the given code, which is graded as
   prompt + completion (cut at the stop tokens) + tests.
 - SAIR Stage 1: the competition's template with `{{equation1}}` / `{{ equation1 }}` placeholders.
-The wording is data (tables and templates here), the functions only fill them in.
+The wording is data (tables and templates here), the functions only fill them in. A language missing from a
+table is named by its key: whether it can run is the server's call (an infra verdict), not the prompt's.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ SAIR_PLACEHOLDER = re.compile(r"\{\{\s*(equation1|equation2)\s*\}\}")
 
 
 def multilcb_messages(question: str, language: str) -> Messages:
-    display, fence = _lookup(MULTILCB_LANGUAGES, language, "Multi-LCB")
+    display, fence = MULTILCB_LANGUAGES.get(language, (language, language))
     comment = "#" if language in HASH_COMMENT_LANGUAGES else "//"
     user = MULTILCB_USER.format(question=question, format=MULTILCB_FORMAT.format(fence=fence), fence=fence,
                                 comment=comment)
@@ -95,7 +96,7 @@ def multilcb_messages(question: str, language: str) -> Messages:
 
 
 def agnostics_messages(question: str, language: str) -> Messages:
-    name, nudge = _lookup(AGNOSTICS_LANGUAGES, language, "Agnostics")
+    name, nudge = AGNOSTICS_LANGUAGES.get(language, (language, ""))
     content = AGNOSTICS_TEMPLATE.format(question=question, language=name)
     if nudge:
         content += nudge + "\n"
@@ -103,7 +104,7 @@ def agnostics_messages(question: str, language: str) -> Messages:
 
 
 def multipl_e_messages(code_prompt: str, language: str) -> Messages:
-    display = _lookup(MULTIPLE_LANGUAGES, language, "MultiPL-E")
+    display = MULTIPLE_LANGUAGES.get(language, language)
     return [{"role": "user", "content": MULTIPLE_INSTRUCTION.format(display=display, code=code_prompt)}]
 
 
@@ -114,9 +115,3 @@ def sair_messages(template: str, equation1: str, equation2: str) -> Messages:
     values = {"equation1": equation1, "equation2": equation2}
     return [{"role": "user", "content": SAIR_PLACEHOLDER.sub(lambda m: values[m.group(1)], template)}]
 
-
-def _lookup(table: dict, language: str, benchmark: str):
-    try:
-        return table[language]
-    except KeyError:
-        raise ValueError(f"{benchmark} prompt has no language {language!r}; known: {', '.join(table)}") from None
