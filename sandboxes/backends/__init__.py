@@ -1,0 +1,1 @@
+"""Sandbox backends: `process` (embedded default, host toolchains in bubblewrap) and `docker`."""

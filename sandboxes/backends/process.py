@@ -1,0 +1,496 @@
+"""The embedded `process` backend: host toolchains, each run in fresh bubblewrap namespaces.
+
+Why it looks the way it does (measured on the target machines):
+- Each pool slot runs as its own unprivileged uid (BASE_UID + slot), so RLIMIT_NPROC binds per slot,
+  and in its own pre-created cgroup v1 `memory` and `pids` groups (real memory: RLIMIT_AS breaks the
+  JVM, node, Go, rustc and mono, so it is only added where the table says it is safe).
+- A run is one exec chain with no Python in the child: `sh` joins the slot's cgroups and sets the
+  rlimits, then execs `setpriv` (drop to the slot uid, no capabilities, no new privileges), which execs
+  `bwrap` (new user/pid/net/ipc/uts/cgroup namespaces, read-only system, only the workspace writable).
+- The program is pid 1 of its pid namespace (`--as-pid-1`): when it exits the kernel kills everything
+  it left behind, and bwrap itself reaps it (no zombie outlives the run to eat the slot's pids budget).
+  Nothing inside the namespace can signal pid 1, so a SIGKILL death is either the OOM killer (seen in
+  the cgroup's counter), us, or the CPU-time limit.
+- bwrap reports on a status pipe whether the program ran and how it exited: no report means the sandbox
+  failed to start, which is never blamed on the program (a program cannot forge it on stderr).
+- Each slot's workspaces live on a tmpfs of its own, so whatever a program writes is charged to its
+  memory cgroup and bounded, never to the host disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import itertools
+import json
+import logging
+import math
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Callable
+
+from sandboxes.backend import SandboxError, SandboxInfo
+from sandboxes.cgroups import CgroupError, SlotCgroup
+from sandboxes.languages import Language
+from sandboxes.results import Limits, RunResult, RunStatus
+
+log = logging.getLogger(__name__)
+
+FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
+BASE_UID = 20000
+SANDBOX_DIR = "/sandbox"
+SLOT_TMPFS_MB = 4096            # cap per slot; the memory cgroup is what really bounds a run's files
+VERSION_TIMEOUT_S = 60.0
+KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
+COMPILE_PROCESSES = 512         # compilers are multi-threaded (javac, kotlinc, go, rustc + linker)
+COMPILE_OPEN_FILES = 4096
+COMPILE_FILE_BYTES = 512 << 20
+COMPILE_OUTPUT_BYTES = 1 << 20
+BASE_ENV = {"PATH": FIXED_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+
+# $1 $2: the slot's cgroup.procs files; $3..$7: CPU seconds, file size (512-byte blocks), open files,
+# processes, address space (KiB) -- each a number or "unlimited". Exit 125 if any of it fails.
+_PRELUDE = ('echo $$ >"$1" && echo $$ >"$2" && ulimit -t "$3" && ulimit -f "$4" && ulimit -n "$5" '
+            '&& ulimit -p "$6" && ulimit -v "$7" && ulimit -c 0 && shift 7 && exec "$@"; exit 125')
+_SIGNAL_EXIT = 128
+
+
+def _system_mounts() -> list[str]:
+    """Read-only system directories (merged-/usr symlinks kept as symlinks), fresh /proc and /dev."""
+    args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = pathlib.Path("/", name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    return [*args, "--proc", "/proc", "--dev", "/dev"]
+
+
+def _which(program: str) -> str | None:
+    if program.startswith("./"):
+        return program
+    if os.path.isabs(program):
+        return program if os.access(program, os.X_OK) else None
+    return shutil.which(program, path=FIXED_PATH)
+
+
+@dataclasses.dataclass
+class _Slot:
+    index: int
+    uid: int
+    root: pathlib.Path          # this slot's tmpfs
+    cgroup: SlotCgroup
+    busy: bool = False
+
+
+class _Collector(asyncio.SubprocessProtocol):
+    """Collects stdout/stderr up to a cap; calls `stop("output")` when the program writes past it."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.out = [bytearray(), bytearray(), bytearray()]
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.stop_reason: str | None = None
+        self.on_stop = lambda: None
+
+    def stop(self, reason: str) -> None:
+        if self.stop_reason is None and not self.done.done():
+            self.stop_reason = reason
+            self.on_stop()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        buffer = self.out[fd]
+        room = self.max_bytes - len(buffer)
+        buffer += data[:room] if room > 0 else b""
+        if len(data) > room:
+            self.stop("output")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+class ProcessBackend:
+    """Runs programs with the host's toolchains, one bubblewrap sandbox per compile or run."""
+
+    name = "process"
+
+    def __init__(self, base_uid: int = BASE_UID) -> None:
+        self.base_uid = base_uid
+        self._infos: dict[str, SandboxInfo] = {}
+        self._slots: list[_Slot] = []
+        self._root: pathlib.Path | None = None
+        self._mounts = _system_mounts()
+        self._counter = itertools.count()
+        self._tools: dict[str, str] = {}
+
+    # --- describe ---------------------------------------------------------------------------------
+
+    def describe(self, language: Language) -> SandboxInfo:
+        info = self._infos.get(language.key)
+        if info is None:
+            info = self._infos[language.key] = self._probe(language)
+        return info
+
+    def _probe(self, language: Language) -> SandboxInfo:
+        programs = [language.version[0], *(language.compile or ())[:1], language.run[0]]
+        binaries = []
+        for program in dict.fromkeys(programs):
+            if program.startswith("./"):
+                continue
+            path = _which(program)
+            if path is None:
+                return SandboxInfo(False, f"{program} not found on {FIXED_PATH}", "", "")
+            binaries.append(os.path.realpath(path))
+        env = {**BASE_ENV, **language.env, "HOME": tempfile.gettempdir()}
+        try:
+            done = subprocess.run([_which(language.version[0]), *language.version[1:]], capture_output=True,
+                                  env=env, timeout=VERSION_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return SandboxInfo(False, f"{' '.join(language.version)} failed: {e}", "", "")
+        text = (done.stdout + b"\n" + done.stderr).decode(errors="replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if done.returncode != 0 or not lines:
+            return SandboxInfo(False, f"{' '.join(language.version)} exited {done.returncode}: {text[-300:]}", "", "")
+        digest = hashlib.sha256()
+        for binary in binaries:
+            digest.update(binary.encode() + b"\0")
+            with open(binary, "rb") as f:
+                digest.update(hashlib.file_digest(f, "sha256").digest())
+        digest.update(text.encode())
+        return SandboxInfo(True, "", lines[0], f"process:{language.key}:{digest.hexdigest()[:16]}")
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    async def start(self, slots: int) -> None:
+        if os.geteuid() != 0:
+            raise SandboxError("the process backend must run as root: it runs each slot as its own uid")
+        for tool in ("sh", "setpriv", "bwrap"):
+            path = _which(tool)
+            if path is None:
+                raise SandboxError(f"{tool} not found on {FIXED_PATH} (run sandboxes/setup.sh)")
+            self._tools[tool] = path
+        self._root = pathlib.Path(tempfile.mkdtemp(prefix="reward-sandboxes-"))
+        self._root.chmod(0o711)
+        try:
+            for index in range(slots):
+                self._slots.append(await self._make_slot(index))
+            await self._smoke_test()
+        except (CgroupError, OSError) as e:
+            await self.close()
+            raise SandboxError(f"process backend cannot start: {e}") from e
+        except SandboxError:
+            await self.close()
+            raise
+
+    async def _make_slot(self, index: int) -> _Slot:
+        cgroup = SlotCgroup.create(self._root.name, f"slot{index}")
+        root = self._root / f"slot{index}"
+        root.mkdir()
+        mount = await asyncio.create_subprocess_exec(
+            "mount", "-t", "tmpfs", "-o", f"size={SLOT_TMPFS_MB}m,mode=0711,nosuid,nodev", "tmpfs", str(root),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, err = await mount.communicate()
+        if mount.returncode != 0:
+            root.rmdir()
+            cgroup.remove()
+            raise SandboxError(f"cannot mount a tmpfs on {root}: {err.decode(errors='replace').strip()}")
+        return _Slot(index, self.base_uid + index, root, cgroup)
+
+    async def _smoke_test(self) -> None:
+        """One trivial sandboxed run, so a host that cannot sandbox fails at start, not on every program."""
+        slot = self._slots[0]
+        path = self._new_workspace_dir(slot)
+        try:
+            result = await self._execute(slot, path, ["/bin/true"], dict(BASE_ENV), b"",
+                                         Limits(timeout_s=30, memory_mb=256), address_space=False, deadline=None)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+        if result.status is not RunStatus.OK:
+            raise SandboxError(f"sandbox smoke test failed ({result.status.value}): {result.detail} "
+                               f"{result.stderr.decode(errors='replace')[-500:]}")
+
+    async def close(self) -> None:
+        for slot in self._slots:
+            try:
+                slot.cgroup.remove()
+            except CgroupError as e:
+                log.error("slot %d: %s", slot.index, e)
+            await _umount(slot.root)
+        self._slots = []
+        if self._root is not None:
+            with contextlib.suppress(OSError):
+                self._root.rmdir()
+            self._root = None
+
+    # --- workspaces -------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def workspace(self, language: Language, source: str, slot: int) -> AsyncIterator[ProcessWorkspace]:
+        if not 0 <= slot < len(self._slots):
+            raise SandboxError(f"slot {slot} does not exist (started with {len(self._slots)} slots)")
+        state = self._slots[slot]
+        if state.busy:
+            raise SandboxError(f"slot {slot} already holds a workspace")
+        state.busy = True
+        path = self._new_workspace_dir(state)
+        try:
+            name = language.source_name(source)
+            source_path = path / "box" / name
+            source_path.write_text(source)
+            os.chown(source_path, state.uid, state.uid)
+            yield ProcessWorkspace(self, language, source, state, path)
+        finally:
+            try:
+                if state.cgroup.members():
+                    await _sweep(state.cgroup)
+            finally:
+                shutil.rmtree(path, ignore_errors=True)
+                state.busy = False
+
+    def _new_workspace_dir(self, slot: _Slot) -> pathlib.Path:
+        path = slot.root / f"w{next(self._counter)}"
+        path.mkdir(mode=0o700)
+        for sub in ("box", "tmp"):
+            (path / sub).mkdir(mode=0o700)
+            os.chown(path / sub, slot.uid, slot.uid)
+        os.chown(path, slot.uid, slot.uid)
+        return path
+
+    # --- one sandboxed process --------------------------------------------------------------------
+
+    async def _execute(self, slot: _Slot, path: pathlib.Path, argv: list[str], env: dict[str, str], stdin: bytes,
+                       limits: Limits, *, address_space: bool, deadline: float | None,
+                       cpu_limited: bool = True, failure_markers: tuple[str, ...] = ()) -> RunResult:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        budget, cut_by = limits.timeout_s, "timeout"
+        if deadline is not None:
+            if deadline <= started:
+                return RunResult(RunStatus.DEADLINE, None, b"", b"", 0.0, "the deadline passed before the run")
+            if deadline - started < budget:
+                budget, cut_by = deadline - started, "deadline"
+        try:
+            slot.cgroup.set_limits(limits.memory_mb << 20, limits.max_processes + 1)
+            ooms_before = slot.cgroup.oom_kills()
+        except (CgroupError, OSError) as e:
+            return _sandbox_error(f"cgroup: {e}", loop.time() - started)
+        status_r, status_w = os.pipe()
+        try:
+            command = self._command(slot, path, argv, limits, status_w, address_space, cpu_limited)
+            collector = _Collector(limits.max_output_bytes)
+            try:
+                transport, _ = await loop.subprocess_exec(
+                    lambda: collector, *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, env=env, pass_fds=(status_w,), cwd="/")
+            except OSError as e:
+                return _sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
+            finally:
+                os.close(status_w)
+                status_w = -1
+            collector.on_stop = lambda: self._kill(slot, transport, loop)
+            stdin_pipe = transport.get_pipe_transport(0)
+            if stdin:
+                stdin_pipe.write(stdin)
+            stdin_pipe.write_eof()
+            timer = loop.call_later(budget, collector.stop, cut_by)
+            try:
+                await collector.done
+            finally:
+                timer.cancel()
+                if not collector.done.done():  # cancelled by the caller: leave nothing running
+                    collector.stop("cancelled")
+                transport.close()
+            report = _read_status(status_r)
+        finally:
+            os.close(status_r)
+            if status_w >= 0:
+                os.close(status_w)
+        elapsed = loop.time() - started
+        try:
+            oomed = slot.cgroup.oom_kills() > ooms_before
+            if slot.cgroup.members():
+                await _sweep(slot.cgroup)
+        except (CgroupError, OSError) as e:
+            return _sandbox_error(f"cgroup: {e}", elapsed)
+        stdout, stderr = bytes(collector.out[1]), bytes(collector.out[2])
+        status, detail = _classify(collector.stop_reason, oomed, report, stderr, failure_markers,
+                                   lambda: _has_file_at_least(path, limits.max_file_bytes))
+        exit_code = report.get("exit-code")
+        return RunResult(status, exit_code, stdout, stderr, elapsed, detail)
+
+    def _command(self, slot: _Slot, path: pathlib.Path, argv: list[str], limits: Limits, status_fd: int,
+                 address_space: bool, cpu_limited: bool) -> list[str]:
+        cpu = str(max(1, math.ceil(limits.timeout_s))) if cpu_limited else "unlimited"
+        vmem = str((limits.memory_mb * 4 + 1024) << 10) if address_space else "unlimited"
+        return [
+            self._tools["sh"], "-c", _PRELUDE, "sandbox", *slot.cgroup.procs_files,
+            cpu, str(math.ceil(limits.max_file_bytes / 512)), str(limits.max_open_files),
+            str(limits.max_processes + 1), vmem,
+            self._tools["setpriv"], f"--reuid={slot.uid}", f"--regid={slot.uid}", "--clear-groups",
+            "--inh-caps=-all", "--no-new-privs",
+            self._tools["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--as-pid-1", "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
+            *self._mounts,
+            "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp", "--chdir", SANDBOX_DIR,
+            "--", *argv,
+        ]
+
+    @staticmethod
+    def _kill(slot: _Slot, transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoop) -> None:
+        """Kill the program (pid 1 of its namespace takes everything else with it); bwrap then reaps it.
+
+        Killing bwrap first would orphan the program's zombie to the host's init, where it would keep
+        counting against the slot's pids limit. bwrap itself is killed only if it has not started the
+        program yet, or does not exit soon after.
+        """
+        outer_pid = transport.get_pid()
+        try:
+            inner = [pid for pid in slot.cgroup.members() if pid != outer_pid]
+        except OSError:
+            inner = []
+        for pid in inner:
+            _kill_quietly(pid)
+        if not inner:
+            _kill_unreaped(transport)
+        loop.call_later(KILL_GRACE_S, _kill_unreaped, transport)
+
+
+class ProcessWorkspace:
+    """One candidate program in one slot: compiled once, then run once per test."""
+
+    def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: _Slot,
+                 path: pathlib.Path) -> None:
+        self.backend = backend
+        self.language = language
+        self.source = source
+        self.slot = slot
+        self.path = path
+        self.env = {**BASE_ENV, **language.env}
+
+    async def compile(self, deadline: float | None) -> RunResult | None:
+        lang = self.language
+        if lang.compile is None:
+            return None
+        limits = Limits(timeout_s=lang.compile_timeout_s, memory_mb=lang.compile_memory_mb,
+                        max_processes=COMPILE_PROCESSES, max_file_bytes=COMPILE_FILE_BYTES,
+                        max_output_bytes=COMPILE_OUTPUT_BYTES, max_open_files=COMPILE_OPEN_FILES)
+        argv = self._resolve(lang.render(lang.compile, self.source, lang.compile_memory_mb))
+        return await self.backend._execute(self.slot, self.path, argv, self.env, b"", limits, address_space=False,
+                                           deadline=deadline, cpu_limited=False)
+
+    async def run(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
+        lang = self.language
+        argv = self._resolve(lang.render(lang.run, self.source, limits.memory_mb))
+        return await self.backend._execute(self.slot, self.path, argv, self.env, stdin, limits,
+                                           address_space=lang.address_space_limit, deadline=deadline,
+                                           failure_markers=lang.stderr_failure_markers)
+
+    @staticmethod
+    def _resolve(argv: list[str]) -> list[str]:
+        """Absolute program path (bwrap need not search PATH); a missing one is left for bwrap to report."""
+        return [_which(argv[0]) or argv[0], *argv[1:]]
+
+
+def _classify(stop_reason: str | None, oomed: bool, report: dict, stderr: bytes, failure_markers: tuple[str, ...],
+              hit_file_limit: Callable[[], bool]) -> tuple[RunStatus, str]:
+    """The run's status; our own failures and limits first, the program's exit last."""
+    if stop_reason == "deadline":
+        return RunStatus.DEADLINE, "the caller's deadline cut the run short"
+    if stop_reason == "cancelled":
+        return RunStatus.DEADLINE, "the run was cancelled"
+    if stop_reason == "timeout":
+        return RunStatus.TIMEOUT, "wall-clock limit"
+    if stop_reason == "output":
+        return RunStatus.OUTPUT_LIMIT, "stdout/stderr limit"
+    if oomed:
+        return RunStatus.MEMORY_LIMIT, "killed by the OOM killer (memory cgroup limit)"
+    exit_code = report.get("exit-code")
+    if exit_code is None:
+        started = "child-pid" in report
+        return RunStatus.SANDBOX_ERROR, ("the program could not be started" if started
+                                         else "the sandbox failed before the program started")
+    if exit_code == 0:
+        text = stderr.decode(errors="replace")
+        marker = next((m for m in failure_markers if m in text), None)
+        if marker is None:
+            return RunStatus.OK, ""
+        return RunStatus.EXIT_NONZERO, f"exited 0 but stderr reports failure ({marker!r})"
+    if exit_code == _SIGNAL_EXIT + signal.SIGKILL or exit_code == _SIGNAL_EXIT + signal.SIGXCPU:
+        return RunStatus.TIMEOUT, "CPU-time limit"
+    if exit_code == _SIGNAL_EXIT + signal.SIGXFSZ or hit_file_limit():
+        return RunStatus.OUTPUT_LIMIT, "file-size limit"
+    if exit_code > _SIGNAL_EXIT:
+        with contextlib.suppress(ValueError):
+            return RunStatus.EXIT_NONZERO, f"killed by {signal.Signals(exit_code - _SIGNAL_EXIT).name}"
+    return RunStatus.EXIT_NONZERO, f"exit code {exit_code}"
+
+
+def _read_status(fd: int) -> dict:
+    """Merge bwrap's JSON status lines ({"child-pid": ...} at start, {"exit-code": ...} at exit)."""
+    os.set_blocking(fd, False)
+    chunks = []
+    with contextlib.suppress(BlockingIOError):
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    report: dict = {}
+    for line in b"".join(chunks).splitlines():
+        with contextlib.suppress(ValueError):
+            report.update(json.loads(line))
+    return report
+
+
+def _has_file_at_least(path: pathlib.Path, size: int) -> bool:
+    for directory, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                if os.lstat(os.path.join(directory, name)).st_size >= size:
+                    return True
+    return False
+
+
+def _sandbox_error(detail: str, elapsed: float) -> RunResult:
+    log.error("sandbox error: %s", detail)
+    return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", elapsed, detail)
+
+
+def _kill_unreaped(transport: asyncio.SubprocessTransport) -> None:
+    """SIGKILL our child unless it was already reaped (its pid could then belong to someone else)."""
+    if transport.get_returncode() is None:
+        _kill_quietly(transport.get_pid())
+
+
+def _kill_quietly(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+async def _sweep(cgroup: SlotCgroup) -> None:
+    """Kill whatever is left in a slot's groups (nothing, normally: the pid namespace died with pid 1)."""
+    for _ in range(500):
+        members = cgroup.members()
+        if not members:
+            return
+        log.warning("killing %d processes left in %s", len(members), cgroup.pids)
+        for pid in members:
+            _kill_quietly(pid)
+        await asyncio.sleep(0.01)
+    raise CgroupError(f"processes {cgroup.members()} survive SIGKILL in {cgroup.pids}")
+
+
+async def _umount(path: pathlib.Path) -> None:
+    proc = await asyncio.create_subprocess_exec("umount", str(path), stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.PIPE)
+    _, err = await proc.communicate()
+    if proc.returncode != 0:
+        log.error("umount %s: %s", path, err.decode(errors="replace").strip())
+        return
+    with contextlib.suppress(OSError):
+        path.rmdir()

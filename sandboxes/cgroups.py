@@ -1,0 +1,108 @@
+"""Per-slot cgroup v1 `memory` and `pids` groups: real-memory and process-count limits for sandboxes.
+
+One pair of groups per pool slot is created once, reused by every run in that slot (a run only
+rewrites the limits when they change) and removed at close. The groups are nested under this
+process's own groups, so whatever limits the server itself runs under also bound its sandboxes.
+An OOM kill is observed as a rise of the `oom_kill` counter in memory.oom_control.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pathlib
+import signal
+import time
+
+log = logging.getLogger(__name__)
+
+CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids")
+
+
+class CgroupError(Exception):
+    """The cgroups could not be created, configured or emptied."""
+
+
+def own_group(controller: str) -> pathlib.Path:
+    """This process's group directory for a v1 controller (from /proc/self/cgroup)."""
+    for line in pathlib.Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            return CGROUP_ROOT / controller / path.lstrip("/")
+    raise CgroupError(f"no cgroup v1 {controller!r} controller for this process")
+
+
+class SlotCgroup:
+    """The memory and pids groups of one pool slot."""
+
+    def __init__(self, memory: pathlib.Path, pids: pathlib.Path) -> None:
+        self.memory = memory
+        self.pids = pids
+        self._memory_limit: int | None = None
+        self._pids_limit: int | None = None
+
+    @classmethod
+    def create(cls, parent_name: str, name: str) -> SlotCgroup:
+        dirs = []
+        for controller in CONTROLLERS:
+            path = own_group(controller) / parent_name / name
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CgroupError(f"cannot create {path}: {e}") from e
+            dirs.append(path)
+        return cls(*dirs)
+
+    @property
+    def procs_files(self) -> tuple[str, str]:
+        """The files a process writes its pid to, to join both groups."""
+        return str(self.memory / "cgroup.procs"), str(self.pids / "cgroup.procs")
+
+    def set_limits(self, memory_bytes: int, max_pids: int) -> None:
+        if memory_bytes != self._memory_limit:
+            self._write(self.memory / "memory.limit_in_bytes", memory_bytes)
+            self._memory_limit = memory_bytes
+        if max_pids != self._pids_limit:
+            self._write(self.pids / "pids.max", max_pids)
+            self._pids_limit = max_pids
+
+    def oom_kills(self) -> int:
+        for line in (self.memory / "memory.oom_control").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "oom_kill":
+                return int(value)
+        raise CgroupError(f"no oom_kill counter in {self.memory}/memory.oom_control")
+
+    def members(self) -> list[int]:
+        pids: set[int] = set()
+        for path in (self.pids, self.memory):
+            pids.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+        return sorted(pids)
+
+    def kill_all(self, timeout_s: float = 5.0) -> None:
+        """SIGKILL every member until both groups are empty; CgroupError if they will not empty."""
+        deadline = time.monotonic() + timeout_s
+        while members := self.members():
+            if time.monotonic() > deadline:
+                raise CgroupError(f"processes {members} survive SIGKILL in {self.pids}")
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for path in (self.memory, self.pids):
+            with contextlib.suppress(FileNotFoundError):
+                path.rmdir()
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # the shared parent goes with its last slot
+
+    @staticmethod
+    def _write(path: pathlib.Path, value: int) -> None:
+        try:
+            path.write_text(str(value))
+        except OSError as e:
+            raise CgroupError(f"cannot write {value} to {path}: {e}") from e
