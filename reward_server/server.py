@@ -46,16 +46,17 @@ class RewardServer:
         self.table = LanguageTable.load()
         self.pool = SandboxPool(backend or make_backend(config.backend), config.workers)
         self.grader = CodeGrader(self.table, self.pool)
+        self.port = 0
+
+    async def start(self) -> int:
+        """Start the pool, then serve; grpc.aio objects are made here, on the loop that runs them."""
+        await self.pool.start()
         self.health = health.aio.HealthServicer()
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
         ])
-        self.port = 0
-
-    async def start(self) -> int:
-        await self.pool.start()
         reward_pb2_grpc.add_RewardServiceServicer_to_server(
             RewardService(self.table, self.grader, self.pool.backend.name), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
