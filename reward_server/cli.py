@@ -10,6 +10,7 @@ from typing import TextIO
 
 from google.protobuf import json_format
 
+from reward_server import images
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
 
@@ -82,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     languages = commands.add_parser("languages", help="print the server's language table")
     languages.add_argument("--server", required=True)
     languages.set_defaults(func=_languages)
+    images.add_parser(commands)
     return parser
 
 

@@ -7,10 +7,6 @@ import logging
 import os
 from pathlib import Path
 
-import docker
-import docker.errors
-
-from sandboxes.docker_images import ImageBuildError, build_images, image_table, recipe_languages
 from sandboxes.docker_lock import DEFAULT_LOCK
 from sandboxes.languages import LanguageTable, UnknownLanguage
 
@@ -30,6 +26,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
+    # The Docker SDK is the [docker] extra: only this subcommand needs it.
+    import docker
+    import docker.errors
+
+    from sandboxes.docker_images import ImageBuildError, build_images, image_table, recipe_languages
+
     table = LanguageTable.load()
     try:
         languages = [table.resolve(name) for name in (args.languages or recipe_languages())]
