@@ -42,7 +42,9 @@ def assert_still_serving(client: RewardClient) -> None:
     ("self kill", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", "RUNTIME_ERROR"),
 ])
 def test_limit_verdicts(client: RewardClient, name: str, code: str, verdict: str) -> None:
-    result = score_one(client, python_script(name, code, "", timeout_s=2, memory_mb=256))
+    # generous time: a memory hog must be stopped by the memory limit, not by the clock on a busy machine
+    timeout_s = 2 if verdict == "TIMEOUT" else 20
+    result = score_one(client, python_script(name, code, "", timeout_s=timeout_s, memory_mb=256))
     assert verdict_name(result) == verdict, result
     assert result.reward == 0.0
 
@@ -56,9 +58,10 @@ def test_fork_bomb_is_contained(client: RewardClient) -> None:
 
 
 def test_shell_fork_bomb_is_contained(client: RewardClient) -> None:
-    [result] = client.score([stdio("bomb", "bash", ":(){ :|:& };:\nwait\n", [("", "")], timeout_s=3)], timeout_s=120)
-    assert not reward_pb2.Verdict.Name(result.verdict).startswith("INFRA"), result
-    assert verdict_name(result) != "PASS"
+    bomb = ":(){ :|:& };:\nwait\necho survived\n"
+    [result] = client.score([stdio("bomb", "bash", bomb, [("", "survived")], timeout_s=5)], timeout_s=120)
+    # the bomb is starved of processes: the script goes on (PASS) or is stopped (TIMEOUT), never infra
+    assert verdict_name(result) in {"PASS", "TIMEOUT", "RUNTIME_ERROR"}, result
     assert_still_serving(client)
 
 
