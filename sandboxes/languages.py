@@ -40,6 +40,7 @@ class Language:
     type_decl: str | None = None
     main_decl: str | None = None
     stderr_failure_markers: tuple[str, ...] = ()
+    memory_error_markers: tuple[str, ...] = ()
 
     @property
     def compiled(self) -> bool:
@@ -109,7 +110,7 @@ class LanguageTable:
         return len(self._languages)
 
 
-_TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers")
+_TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers")
 
 
 def _language_from_toml(key: str, entry: dict) -> Language:

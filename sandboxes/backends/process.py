@@ -268,7 +268,8 @@ class ProcessBackend:
 
     async def _execute(self, slot: _Slot, path: pathlib.Path, argv: list[str], env: dict[str, str], stdin: bytes,
                        limits: Limits, *, address_space: bool, deadline: float | None,
-                       cpu_limited: bool = True, failure_markers: tuple[str, ...] = ()) -> RunResult:
+                       cpu_limited: bool = True, failure_markers: tuple[str, ...] = (),
+                       memory_markers: tuple[str, ...] = ()) -> RunResult:
         loop = asyncio.get_running_loop()
         started = loop.time()
         budget, cut_by = limits.timeout_s, "timeout"
@@ -321,7 +322,7 @@ class ProcessBackend:
         except (CgroupError, OSError) as e:
             return _sandbox_error(f"cgroup: {e}", elapsed)
         stdout, stderr = bytes(collector.out[1]), bytes(collector.out[2])
-        status, detail = _classify(collector.stop_reason, oomed, report, stderr, failure_markers,
+        status, detail = _classify(collector.stop_reason, oomed, report, stderr, failure_markers, memory_markers,
                                    lambda: _has_file_at_least(path, limits.max_file_bytes))
         exit_code = report.get("exit-code")
         return RunResult(status, exit_code, stdout, stderr, elapsed, detail)
@@ -391,7 +392,8 @@ class ProcessWorkspace:
         argv = self._resolve(lang.render(lang.run, self.source, limits.memory_mb))
         return await self.backend._execute(self.slot, self.path, argv, self.env, stdin, limits,
                                            address_space=lang.address_space_limit, deadline=deadline,
-                                           failure_markers=lang.stderr_failure_markers)
+                                           failure_markers=lang.stderr_failure_markers,
+                                           memory_markers=lang.memory_error_markers)
 
     @staticmethod
     def _resolve(argv: list[str]) -> list[str]:
@@ -400,7 +402,7 @@ class ProcessWorkspace:
 
 
 def _classify(stop_reason: str | None, oomed: bool, report: dict, stderr: bytes, failure_markers: tuple[str, ...],
-              hit_file_limit: Callable[[], bool]) -> tuple[RunStatus, str]:
+              memory_markers: tuple[str, ...], hit_file_limit: Callable[[], bool]) -> tuple[RunStatus, str]:
     """The run's status; our own failures and limits first, the program's exit last."""
     if stop_reason == "deadline":
         return RunStatus.DEADLINE, "the caller's deadline cut the run short"
@@ -417,8 +419,8 @@ def _classify(stop_reason: str | None, oomed: bool, report: dict, stderr: bytes,
         started = "child-pid" in report
         return RunStatus.SANDBOX_ERROR, ("the program could not be started" if started
                                          else "the sandbox failed before the program started")
+    text = stderr.decode(errors="replace")
     if exit_code == 0:
-        text = stderr.decode(errors="replace")
         marker = next((m for m in failure_markers if m in text), None)
         if marker is None:
             return RunStatus.OK, ""
@@ -427,6 +429,9 @@ def _classify(stop_reason: str | None, oomed: bool, report: dict, stderr: bytes,
         return RunStatus.TIMEOUT, "CPU-time limit"
     if exit_code == _SIGNAL_EXIT + signal.SIGXFSZ or hit_file_limit():
         return RunStatus.OUTPUT_LIMIT, "file-size limit"
+    marker = next((m for m in memory_markers if m in text), None)
+    if marker is not None:
+        return RunStatus.MEMORY_LIMIT, f"the runtime ran out of memory ({marker!r})"
     if exit_code > _SIGNAL_EXIT:
         with contextlib.suppress(ValueError):
             return RunStatus.EXIT_NONZERO, f"killed by {signal.Signals(exit_code - _SIGNAL_EXIT).name}"

@@ -1,0 +1,123 @@
+"""The language table resolves every benchmark key, and every ready language compiles and runs for real."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandboxes.backends.process import ProcessBackend
+from sandboxes.languages import LanguageTable, UnknownLanguage
+from sandboxes.results import Limits, RunStatus
+from tests.sandboxes.language_programs import GREETERS
+
+MULTIPL_E = "py cpp java js ts rs go lua r jl ml rkt sh cs d pl php rb scala swift hs".split()
+MULTI_LCB = "python c++ java c# go javascript typescript rust ruby php kotlin scala".split()
+AGNOSTICS = "lua julia r ocaml fortran".split()
+CANONICAL = ("python cpp java javascript typescript rust go ruby php perl bash lua r fortran csharp scala kotlin "
+             "ocaml racket julia d swift haskell").split()
+
+
+def test_every_benchmark_key_resolves(table: LanguageTable) -> None:
+    keys = {name: table.resolve(name).key for name in MULTIPL_E + MULTI_LCB + AGNOSTICS}
+    assert set(keys.values()) <= set(CANONICAL)
+    assert keys["py"] == keys["python"] == "python"
+    assert keys["c++"] == keys["cpp"] == "cpp"
+    assert keys["c#"] == keys["cs"] == "csharp"
+    assert keys["ml"] == keys["ocaml"] == "ocaml"
+    assert keys["jl"] == keys["julia"] == "julia"
+    assert keys["sh"] == "bash" and keys["pl"] == "perl" and keys["rkt"] == "racket" and keys["hs"] == "haskell"
+
+
+def test_table_holds_exactly_the_canonical_languages(table: LanguageTable) -> None:
+    assert sorted(lang.key for lang in table) == sorted(CANONICAL)
+    assert sorted(GREETERS) == sorted(CANONICAL)
+
+
+def test_resolution_is_case_insensitive_and_unknown_names_raise(table: LanguageTable) -> None:
+    assert table.resolve("  Python ").key == "python"
+    assert table.resolve("C#").key == "csharp"
+    with pytest.raises(UnknownLanguage):
+        table.resolve("cobol")
+    with pytest.raises(KeyError):
+        table.resolve("")
+
+
+def test_java_file_is_named_after_the_public_class_and_runs_the_main_class(table: LanguageTable) -> None:
+    java = table.resolve("java")
+    two_classes = GREETERS["java"]
+    assert java.source_name(two_classes) == "Main.java"
+    assert java.entry_name(two_classes) == "Main"
+    multipl_e = "// public class Fake {\nclass Problem {\n  static class Node {}\n  public static void main(String[] a) {\n" \
+                '    String s = "public class X {";\n  }\n}\n'
+    assert java.source_name(multipl_e) == "Problem.java"
+    assert java.entry_name(multipl_e) == "Problem"
+    assert java.render(java.run, multipl_e, 256)[-1] == "Problem"
+    assert "-XX:MaxRAM=256m" in java.render(java.run, multipl_e, 256)
+
+
+def test_scala_entry_is_the_object_with_main(table: LanguageTable) -> None:
+    scala = table.resolve("scala")
+    assert scala.source_name(GREETERS["scala"]) == "Solution.scala"
+    assert scala.entry_name("object Foo extends App { println(1) }") == "Foo"
+    python = table.resolve("python")
+    assert python.source_name("class Main: pass") == "main.py"
+
+
+def test_duplicate_names_are_refused(tmp_path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('[a]\nsource_file = "a"\nrun = ["a"]\nversion = ["a"]\naliases = ["x"]\n'
+                    '[b]\nsource_file = "b"\nrun = ["b"]\nversion = ["b"]\naliases = ["X"]\n')
+    with pytest.raises(ValueError, match="used by a and b"):
+        LanguageTable.load(path)
+
+
+@pytest.mark.parametrize("key", CANONICAL)
+@pytest.mark.asyncio
+async def test_language_compiles_runs_and_fails(backend: ProcessBackend, table: LanguageTable, key: str) -> None:
+    language = table.resolve(key)
+    info = backend.describe(language)
+    if not info.ready:
+        assert info.reason and not info.sandbox_id
+        pytest.skip(f"{key} not ready here: {info.reason}")
+    assert info.version and info.sandbox_id.startswith(f"process:{key}:")
+    assert backend.describe(language) is info  # cached
+    limits = Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb)
+    async with backend.workspace(language, GREETERS[key], 0) as workspace:
+        compiled = await workspace.compile(None)
+        if language.compiled:
+            assert compiled is not None and compiled.status is RunStatus.OK, compiled
+        else:
+            assert compiled is None
+        ok = await workspace.run(b"world\n", limits, None)
+        assert (ok.status, ok.stdout.strip()) == (RunStatus.OK, b"hello world"), ok
+        failed = await workspace.run(b"boom\n", limits, None)
+        assert failed.status is RunStatus.EXIT_NONZERO, failed
+        assert b"hello" not in failed.stdout
+
+
+@pytest.mark.asyncio
+async def test_multipl_e_go_test_files_run_their_tests(backend: ProcessBackend, table: LanguageTable) -> None:
+    go = table.resolve("go")
+    if not backend.describe(go).ready:
+        pytest.skip("go not ready")
+    template = """package add_test
+
+import (
+    "testing"
+    "fmt"
+)
+
+func add(a int, b int) int { return a + b }
+
+func TestAdd(t *testing.T) {
+    if fmt.Sprintf("%v", add(1, 2)) != fmt.Sprintf("%v", EXPECTED) {
+        t.Errorf("wrong")
+    }
+}
+"""
+    limits = Limits(timeout_s=go.timeout_s, memory_mb=go.memory_mb)
+    for expected, status in (("3", RunStatus.OK), ("4", RunStatus.EXIT_NONZERO)):
+        async with backend.workspace(go, template.replace("EXPECTED", expected), 1) as workspace:
+            compiled = await workspace.compile(None)
+            assert compiled is not None and compiled.status is RunStatus.OK, compiled
+            result = await workspace.run(b"", limits, None)
+            assert result.status is status, result
