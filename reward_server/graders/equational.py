@@ -16,17 +16,18 @@ Its rules, as reproduced here:
   2. labeled: ``VERDICT`` + ``:``/``：``, or ``FINAL ANSWER``/``ANSWER``/``OUTPUT_RESULT``/``RESULT``
      + one of ``: ： = -``, then TRUE/FALSE as a whole word (``\\b`` on both sides, so ``TRUEly``
      and ``XVERDICT`` do not count); or ``\\text{ TRUE }``. A labeled match is skipped when the rest
-     of its line, after leading whitespace, is ``or`` (then whitespace or the line's end) or
-     ``/`` + optional whitespace + TRUE/FALSE as a word: that is instruction text ("TRUE or FALSE").
+     of its line, after leading whitespace, begins with ``or`` + whitespace (or ``or`` + the line's
+     end) or with ``/`` + optional whitespace + TRUE/FALSE as a word: that is instruction text.
   3. line: the first or the last non-empty line (``str.splitlines``) is only TRUE/FALSE, optionally
      after ``FINAL ANSWER`` + separator and followed by ``.``/``!``/``?``; the last line counts
      as later than the first.
 
 * Matching is case-insensitive with Python's Unicode rules (so ``falſe`` is FALSE, as there).
 
-The scans below are arranged for speed (one combined labeled regex, latest-first search, line
-ends found without splitting the whole text) but select the same candidate the judge selects;
-tests/graders compare both readings on many generated responses.
+The scans below are arranged for speed (the server grades tens of thousands of verdicts a second):
+labeled matches are tried only where a label word occurs, latest first; boxed and line candidates
+are ruled out by cheap necessary conditions before any regex runs. They select the candidate the
+judge selects; tests/graders compare both readings on many generated responses.
 """
 
 from __future__ import annotations
@@ -42,9 +43,8 @@ _BOXED_STRIP = " \t\r\n.,;:!?$()[]"
 _BOXED_ROUNDS = 4
 _WRAPPER = re.compile(r"\\(?:text|mathrm|mathbf|operatorname)\s*\{(.+)\}$", re.IGNORECASE | re.DOTALL)
 
-# The judge runs three labeled patterns; they cannot overlap one another (each starts with a
-# different letter or a backslash and no match spans another's keyword), so one alternation
-# finds the same matches. Exactly one of the three groups is set in each match.
+# The judge's three labeled patterns as one alternation (each starts with a different letter or a
+# backslash, so at most one can match at a position). Exactly one group is set in each match.
 _LABELED = re.compile(
     r"\bVERDICT\s*[:：]\s*(TRUE|FALSE)\b"
     r"|\b(?:FINAL\s+ANSWER|ANSWER|OUTPUT_RESULT|RESULT)\s*[:：=-]\s*(TRUE|FALSE)\b"
@@ -129,7 +129,7 @@ def _is_instruction(text: str, end: int) -> bool:
 
 
 def _fold(text: str) -> str:
-    if not text.isascii() and any(ch in text for ch in "\u0130\u0131\u017f"):
+    if not text.isascii() and ("\u0130" in text or "\u0131" in text or "\u017f" in text):
         text = text.translate(_FOLD_FIXES)
     return text.lower()
 
