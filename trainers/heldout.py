@@ -49,7 +49,10 @@ class HeldOutEval(TrainerCallback):
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if state.global_step % self.every_steps == 0:
+            # Trainer.log clears control.should_log: keep the step's own training log entry
+            should_log = control.should_log
             self.evaluate()
+            control.should_log = should_log
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         if self._client is not None:
