@@ -4,12 +4,13 @@ literal reading of the rules on generated responses."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reward_server.graders import equational
@@ -177,38 +178,48 @@ _FRAGMENTS = [
 ]
 
 
-_WORD = st.sampled_from(["TRUE", "FALSE", "true", "False", "falſe", "answer", "maybe"])
-_SPACE = st.sampled_from(["", " ", "  ", "\t", "\n", "\xa0"])
-_LABELED_PART = st.tuples(
-    st.sampled_from(["", " ", "\n", "x", "_", "my "]),
-    st.sampled_from(["VERDICT", "verdict", "FINAL ANSWER", "Final  Answer", "ANSWER", "RESULT", "OUTPUT_RESULT"]),
-    _SPACE, st.sampled_from([":", "：", "=", "-", " "]), _SPACE, _WORD,
-    st.sampled_from(["", " or FALSE", " or", "  OR\n", " ordinary", "/TRUE", " / false", "/ x", "ly", "_", ".", "\n"]),
-).map("".join)
-_BOXED_PART = st.tuples(
-    st.sampled_from(["\\", "\\\\", "", "\\\\\\"]), st.sampled_from(["boxed", "BOXED"]), _SPACE, st.just("{"),
-    st.lists(st.sampled_from(["\\text{", "\\mathbf {", "\\mathrm{", "\\operatorname{", "{", " $", "("]), max_size=5),
-    _WORD, st.sampled_from(["", ".", " ", "}", "{"]),
-).map(lambda t: "".join(t[:4]) + "".join(t[4]) + t[5] + "}" * sum(w.endswith("{") for w in t[4]) + t[6] + "}")
-_LINE_PART = st.tuples(
-    st.sampled_from(["\n", "\r\n", "\u2028", "\n\n  "]), st.sampled_from(["", "FINAL ANSWER: ", "final answer -"]),
-    _WORD, st.sampled_from(["", ".", "!?", " . ", " .!"]), st.sampled_from(["\n", "", "\n\t\n"]),
-).map("".join)
-_RESPONSE = st.lists(
-    st.one_of(_LABELED_PART, _BOXED_PART, _LINE_PART, st.sampled_from(_FRAGMENTS)), max_size=12
-).map("".join)
+_WORDS = ["TRUE", "FALSE", "true", "False", "falſe", "answer", "maybe"]
+_SPACES = ["", " ", "  ", "\t", "\n", "\xa0"]
+_LABELS = ["VERDICT", "verdict", "FINAL ANSWER", "Final  Answer", "ANSWER", "RESULT", "OUTPUT_RESULT"]
+_TRAILERS = ["", " or FALSE", " or", "  OR\n", " ordinary", "/TRUE", " / false", "/ x", "ly", "_", ".", "\n"]
+_WRAPPERS = ["\\text{", "\\mathbf {", "\\mathrm{", "\\operatorname{", "{", " $", "("]
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_RESPONSE)
-def test_fast_reading_agrees_with_literal_reading(response: str) -> None:
-    assert extract_verdict(response) is read_verdict(response)
+def _labeled_part(rng: random.Random) -> str:
+    return "".join([
+        rng.choice(["", " ", "\n", "x", "_", "my "]), rng.choice(_LABELS), rng.choice(_SPACES),
+        rng.choice([":", "：", "=", "-", " "]), rng.choice(_SPACES), rng.choice(_WORDS), rng.choice(_TRAILERS),
+    ])
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=30).map("".join))
-def test_agreement_on_fragment_soup(response: str) -> None:
-    assert extract_verdict(response) is read_verdict(response)
+def _boxed_part(rng: random.Random) -> str:
+    wrappers = rng.choices(_WRAPPERS, k=rng.randint(0, 5))
+    return "".join([
+        rng.choice(["\\", "\\\\", "", "\\\\\\"]), rng.choice(["boxed", "BOXED"]), rng.choice(_SPACES), "{",
+        *wrappers, rng.choice(_WORDS), "}" * sum(w.endswith("{") for w in wrappers),
+        rng.choice(["", ".", " ", "}", "{"]), "}",
+    ])
+
+
+def _line_part(rng: random.Random) -> str:
+    return "".join([
+        rng.choice(["\n", "\r\n", "\u2028", "\n\n  "]), rng.choice(["", "FINAL ANSWER: ", "final answer -"]),
+        rng.choice(_WORDS), rng.choice(["", ".", "!?", " . ", " .!"]), rng.choice(["\n", "", "\n\t\n"]),
+    ])
+
+
+def _generated_responses(seed: int, count: int) -> list[str]:
+    """Responses built from the constructs the rules care about, in random order and mixtures."""
+    rng = random.Random(seed)
+    parts = [_labeled_part, _boxed_part, _line_part, lambda r: r.choice(_FRAGMENTS)]
+    structured = ["".join(rng.choice(parts)(rng) for _ in range(rng.randint(0, 12))) for _ in range(count)]
+    soup = ["".join(rng.choices(_FRAGMENTS, k=rng.randint(0, 30))) for _ in range(count)]
+    return structured + soup
+
+
+def test_fast_reading_agrees_with_literal_reading() -> None:
+    for response in _generated_responses(seed=20240611, count=4000):
+        assert extract_verdict(response) is read_verdict(response), response
 
 
 @settings(max_examples=300, deadline=None)
