@@ -94,7 +94,8 @@ COMPARATOR_CASES = [
     ("LENIENT", "FALSE\n", "false\n", "PASS"),
     ("LENIENT", "0.100009\n", "0.1\n", "PASS"),
     ("LENIENT", "0.10002\n", "0.1\n", "WRONG_ANSWER"),
-    ("LENIENT", "nan\n", "nan\n", "WRONG_ANSWER"),
+    ("LENIENT", "nan\n", "nan\n", "PASS"),  # equal lines match before any number parsing
+    ("LENIENT", "nan\n", "NaN\n", "WRONG_ANSWER"),  # as numbers, NaN never matches
     ("LENIENT", "1 2\n", "1 2 3\n", "WRONG_ANSWER"),
     ("LCB", " 1 2 \n", "1 2", "PASS"),
     ("LCB", "1.50\n", "1.5\n", "PASS"),
