@@ -12,6 +12,8 @@ from google.protobuf import json_format
 
 from reward_server import images
 from reward_server.client import RewardClient
+from reward_server.evaluation import command as eval_command
+from reward_server.loadtest import command as loadtest_command
 from reward_server.pb import reward_pb2
 
 
@@ -84,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     languages.add_argument("--server", required=True)
     languages.set_defaults(func=_languages)
     images.add_parser(commands)
+    eval_command.add_parser(commands)
+    loadtest_command.add_parser(commands)
     return parser
 
 

@@ -56,6 +56,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    help="grade known-good and known-bad programs in every ready language; exit 1 on any mismatch")
     p.add_argument("--self-check-limit", type=int, default=None,
                    help="HumanEval problems in the self-check (default: all 164)")
+    p.add_argument("--self-check-languages", default=None,
+                   help="comma-separated languages to self-check (default: every ready one)")
     problems = p.add_mutually_exclusive_group()
     problems.add_argument("--problems", type=Path, help="JSONL of problems (reward_server/evaluation/FORMAT.md)")
     problems.add_argument("--benchmark", choices=NAMES,
@@ -131,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.self_check:
         with RewardClient(args.server, timeout_s=args.timeout) as client:
-            return run_self_check(client, humaneval_limit=args.self_check_limit)
+            only = args.self_check_languages.split(",") if args.self_check_languages else None
+            return run_self_check(client, humaneval_limit=args.self_check_limit, only=only)
     try:
         given, carried = _load_problems(args)
         problems = given or carried

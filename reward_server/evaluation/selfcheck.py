@@ -68,7 +68,7 @@ def load_cases() -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def _find_cases(language: reward_pb2.Language, cases: dict[str, dict[str, str]]) -> dict[str, str] | None:
+def find_cases(language: reward_pb2.Language, cases: dict[str, dict[str, str]]) -> dict[str, str] | None:
     for name in (language.key, *language.aliases):
         if name in cases:
             return cases[name]
@@ -107,15 +107,18 @@ def equation_checks(rows: Sequence[dict[str, Any]]) -> list[Check]:
         for i, row in enumerate(rows)]
 
 
-def plan(languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any],
-         humaneval_limit: int | None) -> tuple[list[Check], dict[str, str], list[str]]:
+def plan(languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any], humaneval_limit: int | None,
+         only: Sequence[str] | None = None) -> tuple[list[Check], dict[str, str], list[str]]:
+    """The checks for every ready language (or those named in `only`), what was skipped, what is uncovered."""
     checks = equation_checks(cases["equation"])
     skipped, uncovered = {}, []
     for language in languages.languages:
+        if only is not None and not {language.key, *language.aliases} & set(only):
+            continue
         if not language.ready:
             skipped[language.key] = language.reason
             continue
-        own = _find_cases(language, cases["languages"])
+        own = find_cases(language, cases["languages"])
         if own is None:
             uncovered.append(language.key)
             continue
@@ -125,9 +128,9 @@ def plan(languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any],
     return checks, skipped, uncovered
 
 
-def self_check(client: RewardClient, *, humaneval_limit: int | None = None,
+def self_check(client: RewardClient, *, humaneval_limit: int | None = None, only: Sequence[str] | None = None,
                cases: dict[str, Any] | None = None) -> SelfCheckReport:
-    checks, skipped, uncovered = plan(client.languages(), cases or load_cases(), humaneval_limit)
+    checks, skipped, uncovered = plan(client.languages(), cases or load_cases(), humaneval_limit, only)
     results = client.score([c.candidate for c in checks], priority=reward_pb2.EVAL, caller="self-check")
     outcomes = [Outcome(check, reward_pb2.Verdict.Name(result.verdict), result.detail)
                 for check, result in zip(checks, results, strict=True)]
@@ -156,7 +159,8 @@ def format_report(report: SelfCheckReport) -> str:
     return "\n".join(lines)
 
 
-def run_self_check(client: RewardClient, *, humaneval_limit: int | None = None) -> int:
-    report = self_check(client, humaneval_limit=humaneval_limit)
+def run_self_check(client: RewardClient, *, humaneval_limit: int | None = None,
+                   only: Sequence[str] | None = None) -> int:
+    report = self_check(client, humaneval_limit=humaneval_limit, only=only)
     print(format_report(report))
     return 0 if report.passed else 1
