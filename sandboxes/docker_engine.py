@@ -63,7 +63,7 @@ def wait_until(check, what: str, proc: subprocess.Popen, log_path: Path) -> None
 
 def engine_up(url: str) -> bool:
     try:
-        with docker.DockerClient(base_url=url, timeout=5) as client:
+        with contextlib.closing(docker.DockerClient(base_url=url, timeout=5)) as client:
             return bool(client.ping())
     except (docker.errors.DockerException, requests.exceptions.RequestException):
         return False
@@ -136,17 +136,19 @@ def private_engine(cache: Path = CACHE_DIR) -> Iterator[Engine]:
             log.info("private engine %s, registry %s", url, address)
             yield Engine(url, address)
         finally:
-            if registry_proc is not None:
-                stop(registry_proc, 10)
-            remove_all_containers(url)
-            stop(dockerd)
+            try:
+                if registry_proc is not None:
+                    stop(registry_proc, 10)
+                remove_all_containers(url)
+            finally:
+                stop(dockerd)
 
 
 def remove_all_containers(url: str) -> None:
     """This engine is ours alone: nothing it ran may outlive it."""
     if not engine_up(url):
         return
-    with docker.DockerClient(base_url=url, timeout=60) as client:
+    with contextlib.closing(docker.DockerClient(base_url=url, timeout=60)) as client:
         for container in client.containers.list(all=True):
             with contextlib.suppress(docker.errors.APIError):
                 container.remove(force=True)

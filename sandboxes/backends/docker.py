@@ -3,8 +3,9 @@
 Only what the image lock pins runs, and only after the engine shows that the local image carries the
 pinned digest (and content id). Each container runs the in-image runner as its main process; a job is a
 JSON line over the attach stream, so a program costs a fork, not a `docker run`. Containers get no
-network, a read-only root, tmpfs workdir and /tmp, no capabilities, no-new-privileges, an unprivileged
-user, and pids/memory/CPU limits; nothing from the host is mounted. Every workspace starts from a wiped
+network, no IPC namespace sharing (and so no writable /dev/shm), a read-only root, tmpfs workdir and /tmp,
+no capabilities, no-new-privileges, an unprivileged user, and pids/memory/CPU limits; nothing from the
+host is mounted. Every workspace starts from a wiped
 workdir; a container whose program timed out or hit a limit, or whose runner died, went silent or
 answered garbage, is destroyed and replaced, and every container is recycled after `recycle_after` jobs.
 Containers are labelled with this server's instance id; leftovers of dead instances are removed at start.
@@ -18,6 +19,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import math
 import os
 import socket
 import uuid
@@ -30,6 +32,12 @@ import requests.exceptions
 from docker.types import LogConfig
 
 from sandboxes.backend import SandboxError, SandboxInfo
+from sandboxes.backends.process import (
+    COMPILE_FILE_BYTES,
+    COMPILE_OPEN_FILES,
+    COMPILE_OUTPUT_BYTES,
+    COMPILE_PROCESSES,
+)
 from sandboxes.docker_channel import Channel, ChannelError
 from sandboxes.docker_lock import DEFAULT_LOCK, ImageLock, PinnedImage
 from sandboxes.docker_runtime import SANDBOX_USER, WORKDIR
@@ -42,7 +50,7 @@ LABEL = "reward-sandbox"                 # value: the owning server's instance i
 LABEL_OWNER = "reward-sandbox.owner"     # hostname:pid of the owning server process
 LABEL_LANGUAGE = "reward-sandbox.language"
 RUNNER_OVERHEAD_MB = 48                  # the runner's own memory on top of the program's limit
-PIDS_LIMIT = Limits(timeout_s=0, memory_mb=0).max_processes + 8   # the program's, plus the runner
+EXTRA_PIDS = 8                           # the runner's own, on top of the program's
 ANSWER_GRACE_S = 10.0                    # the runner enforces limits itself; this only catches a hung one
 START_TIMEOUT_S = 60.0
 SPAWN_PARALLEL = 4
@@ -77,6 +85,13 @@ class Sandbox:
     tainted: bool = False  # a program left the container in a state a wipe may not undo
 
 
+def pids_limit(language: Language) -> int:
+    """One limit for the container's life (the SDK cannot change it live): a compiler's many threads
+    where the language compiles, a run's processes otherwise."""
+    processes = COMPILE_PROCESSES if language.compile is not None else Limits(0, 0).max_processes
+    return processes + EXTRA_PIDS
+
+
 def owner_tag() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -100,12 +115,13 @@ def owner_dead(owner: str) -> bool:
 class DockerBackend:
     name = "docker"
 
-    def __init__(self, lock_path: Path = DEFAULT_LOCK, *, table: LanguageTable | None = None, warm: int = 1,
+    def __init__(self, lock_path: Path | None = None, *, table: LanguageTable | None = None, warm: int = 1,
                  warm_languages: Iterable[str] | None = None, recycle_after: int = 100, cpus: float = 1.0,
                  docker_url: str | None = None) -> None:
-        """warm: idle containers kept per language (0 = start one per workspace); warm_languages: keys to
-        keep warm (None = every pinned language); docker_url: the engine (None = DOCKER_HOST/defaults)."""
-        self.lock = ImageLock.load(lock_path)
+        """lock_path: None = $REWARD_SANDBOX_LOCK, else sandboxes/images.lock; warm: idle containers kept per
+        language (0 = start one per workspace); warm_languages: keys to keep warm (None = every pinned
+        language); cpus: CPU share of each container; docker_url: the engine (None = DOCKER_HOST/default)."""
+        self.lock = ImageLock.load(lock_path or Path(os.environ.get("REWARD_SANDBOX_LOCK", DEFAULT_LOCK)))
         self.table = table or LanguageTable.load()
         self.warm = warm
         self.warm_languages = None if warm_languages is None else {self.table.resolve(k).key for k in warm_languages}
@@ -338,9 +354,9 @@ class DockerBackend:
         try:
             container = self.client.containers.create(
                 pinned.reference, name=name, detach=True, stdin_open=True, tty=False, user=SANDBOX_USER,
-                working_dir=WORKDIR, network_mode="none", read_only=True,
+                working_dir=WORKDIR, network_mode="none", ipc_mode="none", read_only=True,
                 tmpfs={WORKDIR: WORKDIR_TMPFS, "/tmp": TMP_TMPFS}, cap_drop=["ALL"],
-                security_opt=["no-new-privileges"], pids_limit=PIDS_LIMIT,
+                security_opt=["no-new-privileges"], pids_limit=pids_limit(language),
                 mem_limit=limit, memswap_limit=limit, nano_cpus=int(self.cpus * 1e9),
                 environment={"PYTHONDONTWRITEBYTECODE": "1"}, log_config=LogConfig(type=LogConfig.types.NONE),
                 labels={LABEL: self.instance_id, LABEL_OWNER: owner_tag(), LABEL_LANGUAGE: language.key})
@@ -398,6 +414,22 @@ class DockerBackend:
             log.warning("cannot remove this instance's containers: %s", exc)
 
 
+def read_markers(language: Language, result: RunResult) -> RunResult:
+    """The table's stderr markers: a "successful" run that reports failure, a crash that is out-of-memory."""
+    text = result.stderr.decode("utf-8", "replace")
+    if result.status is RunStatus.OK:
+        marker = next((m for m in language.stderr_failure_markers if m in text), None)
+        if marker is not None:
+            return dataclasses.replace(result, status=RunStatus.EXIT_NONZERO,
+                                       detail=f"exited 0 but stderr reports failure ({marker!r})")
+    elif result.status is RunStatus.EXIT_NONZERO:
+        marker = next((m for m in language.memory_error_markers if m in text), None)
+        if marker is not None:
+            return dataclasses.replace(result, status=RunStatus.MEMORY_LIMIT,
+                                       detail=f"the runtime ran out of memory ({marker!r})")
+    return result
+
+
 class DockerWorkspace:
     """One candidate in one container: a wiped workdir holding its source; compile once, run per test."""
 
@@ -418,26 +450,33 @@ class DockerWorkspace:
             raise SandboxError(f"cannot prepare the workdir: {answer}")
 
     async def compile(self, deadline: float | None) -> RunResult | None:
-        if self.agnostics or self.language.compile is None:
+        lang = self.language
+        if self.agnostics or lang.compile is None:
             return None
-        limits = Limits(timeout_s=self.language.compile_timeout_s, memory_mb=self.language.compile_memory_mb)
-        return await self._exec(self.language.compile, b"", limits, deadline)
+        limits = Limits(timeout_s=lang.compile_timeout_s, memory_mb=lang.compile_memory_mb,
+                        max_processes=COMPILE_PROCESSES, max_file_bytes=COMPILE_FILE_BYTES,
+                        max_output_bytes=COMPILE_OUTPUT_BYTES, max_open_files=COMPILE_OPEN_FILES)
+        return await self._exec(lang.compile, b"", limits, deadline, compiling=True)
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
         if self.agnostics:
             return await self._agnostics(stdin, limits, deadline)
-        return await self._exec(self.language.run, stdin, limits, deadline)
+        return await self._exec(self.language.run, stdin, limits, deadline, compiling=False)
 
-    async def _exec(self, template: tuple[str, ...], stdin: bytes, limits: Limits,
-                    deadline: float | None) -> RunResult:
+    async def _exec(self, template: tuple[str, ...], stdin: bytes, limits: Limits, deadline: float | None, *,
+                    compiling: bool) -> RunResult:
+        """One step in the runner, with the process backend's limits (CPU time and address space for runs
+        only, the latter where the table allows it) and its reading of stderr markers."""
+        lang = self.language
         if self.box.memory_mb != limits.memory_mb:
             await self.backend.resize(self.box, limits.memory_mb)
-        address_space = limits.memory_mb << 20 if self.language.address_space_limit else 0
-        job = {"op": "exec", "argv": self.language.render(template, self.source, limits.memory_mb),
+        limited_as = lang.address_space_limit and not compiling
+        job = {"op": "exec", "argv": lang.render(template, self.source, limits.memory_mb),
                "stdin_b64": base64.b64encode(stdin).decode(), "timeout_s": limits.timeout_s,
+               "cpu_s": 0 if compiling else max(1, math.ceil(limits.timeout_s)),
+               "address_space_bytes": (limits.memory_mb * 4 + 1024) << 20 if limited_as else 0,
                "max_output_bytes": limits.max_output_bytes, "max_file_bytes": limits.max_file_bytes,
-               "max_open_files": limits.max_open_files, "address_space_bytes": address_space,
-               "env": dict(self.language.env)}
+               "max_open_files": limits.max_open_files, "env": dict(lang.env)}
         answer = await self._request(job, limits.timeout_s + ANSWER_GRACE_S, deadline)
         if isinstance(answer, RunResult):
             return answer
@@ -447,7 +486,7 @@ class DockerWorkspace:
                                float(answer["elapsed_s"]), answer.get("detail", ""))
         except (KeyError, ValueError, TypeError):
             return self._broken(f"the runner answered garbage: {str(answer)[:200]}")
-        return self._settle(result)
+        return self._settle(result if compiling else read_markers(lang, result))
 
     async def _agnostics(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
         """One test per request; an empty expected output makes the verifier hand back what it printed."""

@@ -6,8 +6,9 @@ instead of a `docker run`. Two request shapes:
 
 * ours: {"op": "reset", "files": {name: text}} wipes the workdir and /tmp, kills leftover
   processes and writes the files; {"op": "exec", "argv": [...], "stdin_b64": ..., "timeout_s": ...,
-  "max_output_bytes": ..., "max_file_bytes": ..., "max_open_files": ..., "address_space_bytes": 0 | n,
-  "env": {...}} runs one step and answers {"status", "exit_code", "stdout_b64", "stderr_b64", "elapsed_s", "detail"}.
+  "cpu_s": 0 | n, "max_output_bytes": ..., "max_file_bytes": ..., "max_open_files": ...,
+  "address_space_bytes": 0 | n, "env": {...}} runs one step and answers {"status", "exit_code",
+  "stdout_b64", "stderr_b64", "elapsed_s", "detail"}.
 * the Agnostics verifier protocol: {"code", "timeout_s", "test_cases": [{"input", "output"}]} answers
   {"result": "success" | "fail:wrong-output" | "fail:error" | "fail:timeout" | "fail:other", ...}
   with that harness's rules (per-test timeout, first failure decides, rstrip equality), using the
@@ -21,6 +22,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import math
 import os
 import resource
 import selectors
@@ -34,12 +36,8 @@ WORKDIR = "/sandbox"
 SCRATCH = "/tmp"
 LANGUAGE_FILE = "/opt/sandbox/language.json"
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
-BASE_ENV = {
-    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "HOME": WORKDIR,
-    "TMPDIR": SCRATCH,
-    "LANG": "C.UTF-8",
-}
+# The process backend's environment, so that programs see the same one on both backends.
+BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": SCRATCH, "TMPDIR": SCRATCH, "LANG": "C.UTF-8"}
 AGNOSTICS_OUTPUT_CAP = 8 << 20
 AGNOSTICS_FILE_CAP = 64 << 20
 
@@ -89,14 +87,14 @@ def reset(files: dict[str, str]) -> dict:
     return {"ok": True}
 
 
-def child_limits(max_file_bytes: int, max_open_files: int, cpu_s: int, address_space_bytes: int) -> None:
+def child_limits(job: dict) -> None:
     """Runs in the child before exec: the program, not the runner, is what the OOM killer takes first."""
-    if address_space_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max_open_files, max_open_files))
+    for limit, key in ((resource.RLIMIT_AS, "address_space_bytes"), (resource.RLIMIT_CPU, "cpu_s")):
+        if job.get(key):
+            resource.setrlimit(limit, (int(job[key]), int(job[key])))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(job["max_file_bytes"]), int(job["max_file_bytes"])))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (int(job["max_open_files"]), int(job["max_open_files"])))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     try:
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("1000")
@@ -121,9 +119,7 @@ def execute(job: dict) -> dict:
         proc = subprocess.Popen(
             job["argv"], cwd=WORKDIR, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=lambda: child_limits(
-                int(job["max_file_bytes"]), int(job["max_open_files"]), int(timeout_s) + 1,
-                int(job.get("address_space_bytes", 0))),
+            preexec_fn=lambda: child_limits(job),
         )
     except OSError as exc:
         return {"status": "exit_nonzero", "exit_code": 127, "stdout_b64": "",
@@ -200,7 +196,7 @@ def classify(verdict: str, code: int, oom: bool) -> tuple[str, str]:
         return "memory_limit", "killed by the container's memory limit"
     if code == 0:
         return "ok", ""
-    if code == -signal.SIGXCPU:
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):
         return "timeout", "CPU-time limit"
     if code == -signal.SIGXFSZ:
         return "output_limit", "file-size limit"
@@ -230,7 +226,7 @@ def agnostics(job: dict) -> dict:
 
     def step(argv: list[str], stdin: str, limit_s: float) -> dict:
         return execute({"argv": argv, "stdin_b64": base64.b64encode(stdin.encode()).decode(),
-                        "timeout_s": limit_s, "max_output_bytes": AGNOSTICS_OUTPUT_CAP,
+                        "timeout_s": limit_s, "cpu_s": math.ceil(limit_s), "max_output_bytes": AGNOSTICS_OUTPUT_CAP,
                         "max_file_bytes": AGNOSTICS_FILE_CAP, "max_open_files": 256, "env": dict(language.env)})
 
     def text(answer: dict, key: str) -> str:

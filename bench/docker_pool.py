@@ -1,0 +1,119 @@
+"""Warm container pool vs a fresh `docker run` per program: executions/s for small Python programs.
+
+Both sides run the same pinned python image with the same isolation (no network, read-only root, tmpfs
+workdir, no capabilities, unprivileged user, memory/pids limits) at the same concurrency, in the same
+run. The warm side goes through the real grader and pool (extraction, workspace reset, one test with
+stdin, verdict); the fresh side is `docker run --rm` of `python3 -c PROGRAM` through the same engine.
+
+    python bench/docker_pool.py [--warm-programs 300] [--fresh-programs 40] [--concurrency 2]
+
+Without --docker-host/--lock it starts a private dockerd and registry (sandboxes/docker_engine.py) and
+builds/pins the python image into a temporary lock (cached layers: seconds when already built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import docker
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reward_server.graders.code import CodeGrader, CodeJob
+from reward_server.verdicts import Verdict
+from sandboxes.backends.docker import DockerBackend
+from sandboxes.docker_engine import private_engine
+from sandboxes.docker_images import build_images
+from sandboxes.docker_lock import ImageLock
+from sandboxes.docker_runtime import SANDBOX_USER, WORKDIR
+from sandboxes.languages import LanguageTable
+from sandboxes.pool import SandboxPool
+
+PROGRAM = "a, b = map(int, input().split())\nprint(a + b)\n"
+FRESH_PROGRAM = "a, b = 2, {i}\nprint(a + b)\n"
+
+
+async def warm_pool(url: str, lock_path: Path, table: LanguageTable, programs: int, concurrency: int) -> float:
+    backend = DockerBackend(lock_path, table=table, warm=concurrency, warm_languages=["python"], docker_url=url)
+    pool = SandboxPool(backend, concurrency)
+    await pool.start()
+    grader = CodeGrader(table, pool)
+    try:
+        async def one(i: int) -> Verdict:
+            job = CodeJob("python", PROGRAM, io_tests=((f"2 {i}\n", f"{2 + i}\n"),))
+            return (await grader.grade(job, priority=0, caller="bench", deadline=None)).verdict
+
+        await asyncio.gather(*(one(i) for i in range(concurrency)))   # the pool is warm; so are the caches
+        started = time.perf_counter()
+        verdicts = await asyncio.gather(*(one(i) for i in range(programs)))
+        elapsed = time.perf_counter() - started
+        print(f"warm pool stats: {backend.stats()['python']}")
+    finally:
+        await pool.close()
+    failed = [v for v in verdicts if v is not Verdict.PASS]
+    if failed:
+        raise SystemExit(f"warm pool: {len(failed)} program(s) did not pass: {failed[:3]}")
+    return programs / elapsed
+
+
+def fresh_runs(url: str, reference: str, programs: int, concurrency: int) -> float:
+    client = docker.DockerClient(base_url=url, timeout=300)
+
+    def one(i: int) -> None:
+        out = client.containers.run(
+            reference, command=["/usr/bin/python3", "-c", FRESH_PROGRAM.format(i=i)], remove=True,
+            network_mode="none", ipc_mode="none", read_only=True, user=SANDBOX_USER, working_dir=WORKDIR,
+            tmpfs={WORKDIR: "rw,exec,size=64m,mode=1777", "/tmp": "rw,exec,size=64m,mode=1777"},
+            cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit="560m", memswap_limit="560m",
+            pids_limit=72, nano_cpus=1_000_000_000)
+        if out.decode().strip() != str(2 + i):
+            raise SystemExit(f"fresh run {i} printed {out!r}")
+
+    with ThreadPoolExecutor(concurrency) as executor:
+        list(executor.map(one, range(concurrency)))
+        started = time.perf_counter()
+        list(executor.map(one, range(programs)))
+        elapsed = time.perf_counter() - started
+    client.close()
+    return programs / elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warm-programs", type=int, default=300)
+    parser.add_argument("--fresh-programs", type=int, default=40)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--docker-host", help="an engine that already has the lock's python image")
+    parser.add_argument("--lock", type=Path, help="image lock pinning python (with --docker-host)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    table = LanguageTable.load()
+    with contextlib.ExitStack() as stack:
+        if args.docker_host and args.lock:
+            url, lock_path = args.docker_host, args.lock
+        else:
+            engine = stack.enter_context(private_engine())
+            url = engine.url
+            lock_path = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "images.lock"
+            with contextlib.closing(docker.DockerClient(base_url=url, timeout=600)) as client:
+                build_images(client, [table.resolve("python")], engine.registry, lock_path)
+        reference = ImageLock.load(lock_path).images["python"].reference
+        print(f"image: {reference}\nconcurrency: {args.concurrency}")
+        warm = asyncio.run(warm_pool(url, lock_path, table, args.warm_programs, args.concurrency))
+        print(f"warm pool:        {warm:8.1f} executions/s ({args.warm_programs} programs, graded)")
+        fresh = fresh_runs(url, reference, args.fresh_programs, args.concurrency)
+        print(f"fresh docker run: {fresh:8.1f} executions/s ({args.fresh_programs} programs)")
+        print(f"ratio:            {warm / fresh:8.1f}x (target >= 4x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

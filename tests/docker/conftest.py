@@ -1,0 +1,97 @@
+"""Docker backend fixtures: a private dockerd and registry, the test languages' images built and pinned once.
+
+The engine is Debian's docker.io started by the tests themselves (sandboxes/images/setup_docker.sh
+installs it); images are built by the real `reward-server images build` and pinned in a lock of the
+session's own, so nothing depends on a registry outside this machine.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import docker
+import pytest
+import pytest_asyncio
+
+from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob
+from sandboxes.backends.docker import LABEL, DockerBackend
+from sandboxes.docker_engine import Engine, private_engine
+from sandboxes.docker_lock import ImageLock
+from sandboxes.languages import LanguageTable
+from sandboxes.pool import SandboxPool
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILT = ("python", "cpp", "java", "javascript", "lua")
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[Engine]:
+    with private_engine() as engine:
+        yield engine
+
+
+@pytest.fixture(scope="session")
+def docker_client(engine: Engine) -> Iterator[docker.DockerClient]:
+    client = docker.DockerClient(base_url=engine.url, timeout=300)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def table() -> LanguageTable:
+    return LanguageTable.load()
+
+
+@pytest.fixture(scope="session")
+def lock_path(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build, push and pin the test languages with the real CLI (cached layers make reruns fast)."""
+    path = tmp_path_factory.mktemp("lock") / "images.lock"
+    proc = subprocess.run(
+        [sys.executable, "-m", "reward_server", "images", "build", *BUILT, "--registry", engine.registry,
+         "--lock", str(path), "--docker-host", engine.url],
+        cwd=ROOT, capture_output=True, text=True, timeout=3000)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert set(ImageLock.load(path).images) == set(BUILT), proc.stdout
+    return path
+
+
+@pytest.fixture(scope="session")
+def lock(lock_path: Path) -> ImageLock:
+    return ImageLock.load(lock_path)
+
+
+def write_lock(lock: ImageLock, directory: Path) -> Path:
+    path = directory / "images.lock"
+    lock.save(path)
+    return path
+
+
+@pytest_asyncio.fixture
+async def start_backend(engine: Engine, lock_path: Path, table: LanguageTable) -> AsyncIterator:
+    """start_backend(lock_path=None, **DockerBackend kwargs) -> a started backend, closed at test end."""
+    started: list[DockerBackend] = []
+
+    async def start(path: Path | None = None, slots: int = 2, **kwargs) -> DockerBackend:
+        backend = DockerBackend(path or lock_path, table=table, docker_url=engine.url, **kwargs)
+        started.append(backend)
+        await backend.start(slots)
+        return backend
+
+    yield start
+    for backend in started:
+        await backend.close()
+
+
+def grader_for(backend, table: LanguageTable, slots: int = 2) -> CodeGrader:
+    return CodeGrader(table, SandboxPool(backend, slots))
+
+
+async def grade(grader: CodeGrader, job: CodeJob, deadline: float | None = None) -> CodeGrade:
+    return await grader.grade(job, priority=0, caller="tests", deadline=deadline)
+
+
+def own_containers(client: docker.DockerClient, backend: DockerBackend) -> list:
+    return client.containers.list(all=True, filters={"label": f"{LABEL}={backend.instance_id}"})
