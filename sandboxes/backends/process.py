@@ -1,7 +1,8 @@
 """The embedded `process` backend: host toolchains, each run in fresh bubblewrap namespaces.
 
 Why it looks the way it does (measured on the target machines):
-- Each pool slot runs as its own unprivileged uid (BASE_UID + slot), so RLIMIT_NPROC binds per slot,
+- Each pool slot runs as its own unprivileged uid, so RLIMIT_NPROC binds per slot; uids are claimed
+  with a lock file each (UID_LOCK_DIR), so several servers (or test runs) on one host never share one,
   and in its own pre-created cgroup v1 `memory` and `pids` groups (real memory: RLIMIT_AS breaks the
   JVM, node, Go, rustc and mono, so it is only added where the table says it is safe).
 - A run is one exec chain with no Python in the child: `sh` joins the slot's cgroups and sets the
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import itertools
 import json
@@ -44,6 +46,8 @@ log = logging.getLogger(__name__)
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
 BASE_UID = 20000
+UID_LOCK_DIR = pathlib.Path("/run/reward-sandboxes")
+UID_SEARCH = 10000              # how far above base_uid to look for free uids
 SANDBOX_DIR = "/sandbox"
 SLOT_TMPFS_MB = 4096            # cap per slot; the memory cgroup is what really bounds a run's files
 VERSION_TIMEOUT_S = 60.0
@@ -85,6 +89,7 @@ def _which(program: str) -> str | None:
 class _Slot:
     index: int
     uid: int
+    uid_lock: int               # fd holding the flock that reserves `uid` for this process
     root: pathlib.Path          # this slot's tmpfs
     cgroup: SlotCgroup
     busy: bool = False
@@ -156,7 +161,7 @@ class ProcessBackend:
         except (OSError, subprocess.TimeoutExpired) as e:
             return SandboxInfo(False, f"{' '.join(language.version)} failed: {e}", "", "")
         text = (done.stdout + b"\n" + done.stderr).decode(errors="replace")
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        lines = [line.strip() for line in text.splitlines() if line.strip() and "warning" not in line.lower()]
         if done.returncode != 0 or not lines:
             return SandboxInfo(False, f"{' '.join(language.version)} exited {done.returncode}: {text[-300:]}", "", "")
         digest = hashlib.sha256()
@@ -191,7 +196,12 @@ class ProcessBackend:
             raise
 
     async def _make_slot(self, index: int) -> _Slot:
-        cgroup = SlotCgroup.create(self._root.name, f"slot{index}")
+        uid, uid_lock = self._claim_uid()
+        try:
+            cgroup = SlotCgroup.create(self._root.name, f"slot{index}")
+        except CgroupError:
+            os.close(uid_lock)
+            raise
         root = self._root / f"slot{index}"
         root.mkdir()
         mount = await asyncio.create_subprocess_exec(
@@ -201,8 +211,25 @@ class ProcessBackend:
         if mount.returncode != 0:
             root.rmdir()
             cgroup.remove()
+            os.close(uid_lock)
             raise SandboxError(f"cannot mount a tmpfs on {root}: {err.decode(errors='replace').strip()}")
-        return _Slot(index, self.base_uid + index, root, cgroup)
+        return _Slot(index, uid, uid_lock, root, cgroup)
+
+    def _claim_uid(self) -> tuple[int, int]:
+        """The first uid from base_uid up that no other process holds (a flock, released if we die)."""
+        UID_LOCK_DIR.mkdir(parents=True, exist_ok=True)
+        taken = {slot.uid for slot in self._slots}
+        for uid in range(self.base_uid, self.base_uid + UID_SEARCH):
+            if uid in taken:
+                continue
+            fd = os.open(UID_LOCK_DIR / f"uid-{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return uid, fd
+        raise SandboxError(f"no free sandbox uid in {self.base_uid}..{self.base_uid + UID_SEARCH}")
 
     async def _smoke_test(self) -> None:
         """One trivial sandboxed run, so a host that cannot sandbox fails at start, not on every program."""
@@ -224,6 +251,7 @@ class ProcessBackend:
             except CgroupError as e:
                 log.error("slot %d: %s", slot.index, e)
             await _umount(slot.root)
+            os.close(slot.uid_lock)
         self._slots = []
         if self._root is not None:
             with contextlib.suppress(OSError):
@@ -270,14 +298,43 @@ class ProcessBackend:
                        limits: Limits, *, address_space: bool, deadline: float | None,
                        cpu_limited: bool = True, failure_markers: tuple[str, ...] = (),
                        memory_markers: tuple[str, ...] = ()) -> RunResult:
+        """Run argv in a fresh sandbox of `slot` with /sandbox = path/box; never leaves a process behind.
+
+        The sandbox runs in a shielded task: a caller that is cancelled (even mid-spawn) stops the
+        program the same way a timeout does, and waits for it to be gone before the cancellation goes on.
+        """
         loop = asyncio.get_running_loop()
-        started = loop.time()
         budget, cut_by = limits.timeout_s, "timeout"
         if deadline is not None:
-            if deadline <= started:
+            if deadline <= loop.time():
                 return RunResult(RunStatus.DEADLINE, None, b"", b"", 0.0, "the deadline passed before the run")
-            if deadline - started < budget:
-                budget, cut_by = deadline - started, "deadline"
+            if deadline - loop.time() < budget:
+                budget, cut_by = deadline - loop.time(), "deadline"
+        collector = _Collector(limits.max_output_bytes)
+        def command(status_fd: int) -> list[str]:
+            return self._command(slot, path, argv, limits, status_fd, address_space, cpu_limited)
+
+        inner = asyncio.ensure_future(self._sandboxed(slot, limits, command, env, stdin, collector, budget, cut_by))
+        try:
+            outcome = await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            collector.stop("cancelled")
+            await asyncio.wait({inner}, timeout=KILL_GRACE_S + 5)
+            raise
+        if isinstance(outcome, RunResult):
+            return outcome
+        report, oomed, elapsed = outcome
+        stdout, stderr = bytes(collector.out[1]), bytes(collector.out[2])
+        status, detail = _classify(collector.stop_reason, oomed, report, stderr, failure_markers, memory_markers,
+                                   lambda: _has_file_at_least(path, limits.max_file_bytes))
+        return RunResult(status, report.get("exit-code"), stdout, stderr, elapsed, detail)
+
+    async def _sandboxed(self, slot: _Slot, limits: Limits, command: Callable[[int], list[str]], env: dict[str, str],
+                         stdin: bytes, collector: _Collector, budget: float,
+                         cut_by: str) -> RunResult | tuple[dict, bool, float]:
+        """Spawn, feed, wait and clean up; bwrap's report, whether the OOM killer struck, and the time taken."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             slot.cgroup.set_limits(limits.memory_mb << 20, limits.max_processes + 1)
             ooms_before = slot.cgroup.oom_kills()
@@ -285,18 +342,17 @@ class ProcessBackend:
             return _sandbox_error(f"cgroup: {e}", loop.time() - started)
         status_r, status_w = os.pipe()
         try:
-            command = self._command(slot, path, argv, limits, status_w, address_space, cpu_limited)
-            collector = _Collector(limits.max_output_bytes)
             try:
                 transport, _ = await loop.subprocess_exec(
-                    lambda: collector, *command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE, env=env, pass_fds=(status_w,), cwd="/")
+                    lambda: collector, *command(status_w), stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, pass_fds=(status_w,), cwd="/")
             except OSError as e:
                 return _sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
             finally:
                 os.close(status_w)
-                status_w = -1
             collector.on_stop = lambda: self._kill(slot, transport, loop)
+            if collector.stop_reason is not None:  # cancelled while spawning
+                collector.on_stop()
             stdin_pipe = transport.get_pipe_transport(0)
             if stdin:
                 stdin_pipe.write(stdin)
@@ -306,14 +362,10 @@ class ProcessBackend:
                 await collector.done
             finally:
                 timer.cancel()
-                if not collector.done.done():  # cancelled by the caller: leave nothing running
-                    collector.stop("cancelled")
                 transport.close()
             report = _read_status(status_r)
         finally:
             os.close(status_r)
-            if status_w >= 0:
-                os.close(status_w)
         elapsed = loop.time() - started
         try:
             oomed = slot.cgroup.oom_kills() > ooms_before
@@ -321,11 +373,7 @@ class ProcessBackend:
                 await _sweep(slot.cgroup)
         except (CgroupError, OSError) as e:
             return _sandbox_error(f"cgroup: {e}", elapsed)
-        stdout, stderr = bytes(collector.out[1]), bytes(collector.out[2])
-        status, detail = _classify(collector.stop_reason, oomed, report, stderr, failure_markers, memory_markers,
-                                   lambda: _has_file_at_least(path, limits.max_file_bytes))
-        exit_code = report.get("exit-code")
-        return RunResult(status, exit_code, stdout, stderr, elapsed, detail)
+        return report, oomed, elapsed
 
     def _command(self, slot: _Slot, path: pathlib.Path, argv: list[str], limits: Limits, status_fd: int,
                  address_space: bool, cpu_limited: bool) -> list[str]:

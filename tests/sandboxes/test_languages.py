@@ -9,11 +9,12 @@ from sandboxes.languages import LanguageTable, UnknownLanguage
 from sandboxes.results import Limits, RunStatus
 from tests.sandboxes.language_programs import GREETERS
 
-MULTIPL_E = "py cpp java js ts rs go lua r jl ml rkt sh cs d pl php rb scala swift hs".split()
-MULTI_LCB = "python c++ java c# go javascript typescript rust ruby php kotlin scala".split()
-AGNOSTICS = "lua julia r ocaml fortran".split()
-CANONICAL = ("python cpp java javascript typescript rust go ruby php perl bash lua r fortran csharp scala kotlin "
-             "ocaml racket julia d swift haskell").split()
+MULTIPL_E = ["py", "cpp", "java", "js", "ts", "rs", "go", "lua", "r", "jl", "ml", "rkt", "sh", "cs", "d", "pl", "php",
+             "rb", "scala", "swift", "hs"]
+MULTI_LCB = ["python", "c++", "java", "c#", "go", "javascript", "typescript", "rust", "ruby", "php", "kotlin", "scala"]
+AGNOSTICS = ["lua", "julia", "r", "ocaml", "fortran"]
+CANONICAL = ["python", "cpp", "java", "javascript", "typescript", "rust", "go", "ruby", "php", "perl", "bash", "lua",
+             "r", "fortran", "csharp", "scala", "kotlin", "ocaml", "racket", "julia", "d", "swift", "haskell"]
 
 
 def test_every_benchmark_key_resolves(table: LanguageTable) -> None:
@@ -46,8 +47,8 @@ def test_java_file_is_named_after_the_public_class_and_runs_the_main_class(table
     two_classes = GREETERS["java"]
     assert java.source_name(two_classes) == "Main.java"
     assert java.entry_name(two_classes) == "Main"
-    multipl_e = "// public class Fake {\nclass Problem {\n  static class Node {}\n  public static void main(String[] a) {\n" \
-                '    String s = "public class X {";\n  }\n}\n'
+    multipl_e = ("// public class Fake {\nclass Problem {\n  static class Node {}\n"
+                 '  public static void main(String[] a) {\n    String s = "public class X {";\n  }\n}\n')
     assert java.source_name(multipl_e) == "Problem.java"
     assert java.entry_name(multipl_e) == "Problem"
     assert java.render(java.run, multipl_e, 256)[-1] == "Problem"
