@@ -21,6 +21,7 @@ def _serve(args: argparse.Namespace) -> int:
     from reward_server.server import RewardServer, ServerConfig
 
     config = ServerConfig(host=args.host, port=args.port, backend=args.backend, workers=args.workers,
+                          metrics_port=args.metrics_port,
                           grace_s=args.grace)
     asyncio.run(RewardServer(config).serve_until_signalled())
     return 0
@@ -72,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--backend", choices=["process"], default="process")
     serve.add_argument("--workers", type=int, default=None, help="sandbox slots (default: CPU count)")
     serve.add_argument("--grace", type=float, default=30.0, help="seconds a drain waits for in-flight work")
+    serve.add_argument("--metrics-port", type=int, default=None,
+                       help="serve Prometheus /metrics on this port (0 picks a free one, printed at start)")
     serve.set_defaults(func=_serve)
 
     score = commands.add_parser("score", help="score a JSONL of Candidates (protobuf JSON)")

@@ -12,6 +12,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from reward_server.graders.code import CodeGrader
+from reward_server.metrics import ServerMetrics
 from reward_server.pb import reward_pb2, reward_pb2_grpc
 from reward_server.service import RewardService
 from sandboxes.backend import Backend
@@ -31,6 +32,7 @@ class ServerConfig:
     backend: str = "process"
     workers: int | None = None       # sandbox slots; None = CPU count
     grace_s: float = 30.0            # how long a drain waits for in-flight work
+    metrics_port: int | None = None  # Prometheus /metrics on this port (0 = any free one); None = not served
 
 
 def make_backend(name: str) -> Backend:
@@ -46,7 +48,10 @@ class RewardServer:
         self.table = LanguageTable.load()
         self.pool = SandboxPool(backend or make_backend(config.backend), config.workers)
         self.grader = CodeGrader(self.table, self.pool)
+        self.metrics = ServerMetrics()
+        self.metrics.watch_pool(self.pool.stats)
         self.port = 0
+        self.metrics_port: int | None = None
 
     async def start(self) -> int:
         """Start the pool, then serve; grpc.aio objects are made here, on the loop that runs them."""
@@ -58,7 +63,7 @@ class RewardServer:
             ("grpc.so_reuseport", 0),
         ])
         reward_pb2_grpc.add_RewardServiceServicer_to_server(
-            RewardService(self.table, self.grader, self.pool.backend.name), self.server)
+            RewardService(self.table, self.grader, self.pool.backend.name, self.metrics), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
         reflection.enable_server_reflection((SERVICE_NAME, health_name, reflection.SERVICE_NAME), self.server)
@@ -66,6 +71,8 @@ class RewardServer:
         if not self.port:
             raise OSError(f"cannot bind {self.config.host}:{self.config.port}")
         await self.server.start()
+        if self.config.metrics_port is not None:
+            self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
         await self._set_health(health_pb2.HealthCheckResponse.SERVING)
         log.info("serving on %s:%d backend=%s slots=%d", self.config.host, self.port, self.pool.backend.name,
                  self.pool.scheduler.slots)
@@ -77,6 +84,7 @@ class RewardServer:
         await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(self.config.grace_s)
         await self.pool.close()
+        self.metrics.close()
         log.info("stopped")
 
     async def _set_health(self, status: int) -> None:
@@ -90,5 +98,7 @@ class RewardServer:
             loop.add_signal_handler(sig, stop.set)
         await self.start()
         print(f"reward-server listening on {self.config.host}:{self.port}", flush=True)
+        if self.metrics_port is not None:
+            print(f"reward-server metrics on http://{self.config.host}:{self.metrics_port}/metrics", flush=True)
         await stop.wait()
         await self.stop()

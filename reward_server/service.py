@@ -14,10 +14,11 @@ from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob
 from reward_server.graders.comparators import Comparator
 from reward_server.graders.equational import grade_equation
 from reward_server.graders.extraction import ExtractionStyle
+from reward_server.metrics import ServerMetrics
 from reward_server.pb import reward_pb2, reward_pb2_grpc
 from reward_server.validation import InvalidRequest, validate_request
 from reward_server.verdicts import Verdict
-from sandboxes.languages import LanguageTable
+from sandboxes.languages import LanguageTable, UnknownLanguage
 
 log = logging.getLogger(__name__)
 
@@ -68,21 +69,29 @@ def result_message(index: int, candidate_id: str, verdict: Verdict, *, detail: s
 
 
 class RewardService(reward_pb2_grpc.RewardServiceServicer):
-    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str) -> None:
+    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str, metrics: ServerMetrics) -> None:
         self.table = table
         self.grader = grader
         self.backend_name = backend_name
+        self.metrics = metrics
+
+    def _language_label(self, name: str) -> str:
+        """The metrics label: the table's key, so aliases share one series and junk cannot add series."""
+        try:
+            return self.table.resolve(name).key
+        except UnknownLanguage:
+            return "unknown"
 
     async def Score(self, request: reward_pb2.ScoreRequest,
                     context: grpc.aio.ServicerContext) -> reward_pb2.ScoreResponse:
         results = [None] * len(request.candidates)
-        async for result in self._score(request, context):
+        async for result in self._score(request, context, "Score"):
             results[result.index] = result
         return reward_pb2.ScoreResponse(results=results)
 
     async def ScoreStream(self, request: reward_pb2.ScoreRequest,
                           context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
-        async for result in self._score(request, context):
+        async for result in self._score(request, context, "ScoreStream"):
             yield result
 
     async def ListLanguages(self, request: reward_pb2.ListLanguagesRequest,
@@ -96,8 +105,8 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                 reason=info.reason or ("" if info.pinned else "no pinned image digest")))
         return reward_pb2.ListLanguagesResponse(backend=self.backend_name, languages=languages)
 
-    async def _score(self, request: reward_pb2.ScoreRequest,
-                     context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
+    async def _score(self, request: reward_pb2.ScoreRequest, context: grpc.aio.ServicerContext,
+                     method: str) -> AsyncIterator[reward_pb2.ScoreResult]:
         """Every candidate's result, equations at once and code as each finishes."""
         request_id = uuid.uuid4().hex[:12]
         try:
@@ -112,19 +121,25 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         loop = asyncio.get_running_loop()
         deadline = None if remaining is None else loop.time() + remaining - DEADLINE_MARGIN_S
         code_tasks = []
-        for index, candidate in enumerate(request.candidates):
-            if candidate.WhichOneof("task") == "equation":
-                verdict, extracted = grade_equation(candidate.equation.response, candidate.equation.expected)
-                yield result_message(index, candidate.id, verdict, extracted=extracted)
-            else:
-                code_tasks.append(asyncio.ensure_future(
-                    self._grade_code(index, candidate, priority=priority, caller=caller, deadline=deadline)))
+        self.metrics.request_started(method)
         try:
+            for index, candidate in enumerate(request.candidates):
+                if candidate.WhichOneof("task") == "equation":
+                    self.metrics.candidates_received("equation")
+                    graded = time.monotonic()
+                    verdict, extracted = grade_equation(candidate.equation.response, candidate.equation.expected)
+                    self.metrics.observe_result("equation", verdict.name, total_s=time.monotonic() - graded)
+                    yield result_message(index, candidate.id, verdict, extracted=extracted)
+                else:
+                    self.metrics.candidates_received(self._language_label(candidate.code.language))
+                    code_tasks.append(asyncio.ensure_future(
+                        self._grade_code(index, candidate, priority=priority, caller=caller, deadline=deadline)))
             for finished in asyncio.as_completed(code_tasks):
                 yield await finished
         finally:
             for task in code_tasks:
                 task.cancel()
+            self.metrics.request_finished(method, time.monotonic() - started)
         log.info("request=%s caller=%s priority=%s candidates=%d code=%d elapsed_s=%.3f", request_id, caller,
                  reward_pb2.Priority.Name(priority), len(request.candidates), len(code_tasks),
                  time.monotonic() - started)
@@ -138,6 +153,9 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         except Exception as exc:  # one candidate's failure must never sink its batch
             log.exception("grading candidate %d (%s) failed", index, candidate.id)
             grade = CodeGrade(Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+        elapsed = time.monotonic() - started
+        self.metrics.observe_result(self._language_label(candidate.code.language), grade.verdict.name,
+                                    total_s=elapsed, queue_s=grade.stages.get("queue"),
+                                    compile_s=grade.stages.get("compile"), run_s=grade.stages.get("run"))
         return result_message(index, candidate.id, grade.verdict, detail=grade.detail,
-                              extracted=grade.extracted, sandbox=grade.sandbox,
-                              elapsed_s=time.monotonic() - started, tests=grade.tests)
+                              extracted=grade.extracted, sandbox=grade.sandbox, elapsed_s=elapsed, tests=grade.tests)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
@@ -67,6 +68,7 @@ class CodeGrade:
     extracted: str = ""
     sandbox: str = ""
     tests: tuple[TestGrade, ...] = ()
+    stages: dict[str, float] = dataclasses.field(default_factory=dict)   # queue/compile/run seconds (metrics)
 
 
 def excerpt(data: bytes | str, limit: int = DETAIL_CHARS) -> str:
@@ -118,9 +120,10 @@ class CodeGrader:
             cases = [(stdin_for(job.comparator, stdin), expected) for stdin, expected in job.io_tests]
         limits = Limits(timeout_s=job.timeout_s or language.timeout_s,
                         memory_mb=job.memory_mb or language.memory_mb)
+        stages: dict[str, float] = {}
         try:
             verdict, detail, tests = await self._execute(
-                language, source, cases, job, limits, priority=priority, caller=caller, deadline=deadline)
+                language, source, cases, job, limits, stages, priority=priority, caller=caller, deadline=deadline)
         except DeadlineExceeded as exc:
             verdict, detail, tests = Verdict.INFRA_DEADLINE, str(exc), []
         except Overloaded as exc:
@@ -129,15 +132,19 @@ class CodeGrader:
             log.warning("sandbox error for %s: %s", language.key, exc)
             verdict, detail, tests = Verdict.INFRA_SANDBOX_ERROR, f"sandbox error: {exc}", []
         return CodeGrade(verdict, detail, extracted=code, sandbox=info.sandbox_id,
-                         tests=tuple(tests) if job.run_all_tests else ())
+                         tests=tuple(tests) if job.run_all_tests else (), stages=stages)
 
     async def _execute(
         self, language: Language, source: str, cases: list[tuple[str, str | None]], job: CodeJob,
-        limits: Limits, *, priority: int, caller: str, deadline: float | None,
+        limits: Limits, stages: dict[str, float], *, priority: int, caller: str, deadline: float | None,
     ) -> tuple[Verdict, str, list[TestGrade]]:
+        mark = time.monotonic()
         async with self.pool.workspace(language, source, priority=priority, caller=caller,
                                        deadline=deadline) as workspace:
+            stages["queue"], mark = time.monotonic() - mark, time.monotonic()
             compiled = await workspace.compile(deadline)
+            if compiled is not None:
+                stages["compile"], mark = time.monotonic() - mark, time.monotonic()
             if compiled is not None and compiled.status is not RunStatus.OK:
                 return COMPILE_VERDICTS[compiled.status], describe_run(compiled), []
             tests: list[TestGrade] = []
@@ -146,6 +153,7 @@ class CodeGrader:
                 tests.append(self._grade_run(index, result, expected, job.comparator))
                 if tests[-1].verdict is not Verdict.PASS and not job.run_all_tests:
                     break
+            stages["run"] = time.monotonic() - mark
         deciding = decide(tests)
         if deciding is None:
             return Verdict.PASS, f"{len(tests)} test(s) passed", tests

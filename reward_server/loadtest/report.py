@@ -114,7 +114,8 @@ def format_table(report: dict[str, Any]) -> str:
     lines.append("verdicts: " + ", ".join(f"{k}={v}" for k, v in report["verdicts"].items()))
     for server in report["servers"]:
         utilisation = server.get("utilisation")
-        stages = ", ".join(f"{stage} {_ms(mean)}ms" for stage, mean in server.get("stage_mean_s", {}).items())
+        stages = ", ".join(f"{stage} {_ms(mean)} ms" for stage, mean in server.get("stage_mean_s", {}).items()
+                           if mean is not None)
         lines.append(f"pool {server['url']}: {server['slots']:.0f} slots, "
                      f"utilisation {'-' if utilisation is None else f'{utilisation:.0%}'}, "
                      f"max queued {server['max_queued']}; mean per stage: {stages or '-'}")
