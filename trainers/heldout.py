@@ -69,7 +69,7 @@ class HeldOutEval(TrainerCallback):
             metrics: dict[str, float] = {}
             if self._client is not None:
                 for name, rows in self.sets.items():
-                    metrics.update(self._score(name, rows, completions[name]))
+                    metrics.update(score_heldout(self._client, name, rows, completions[name], caller=self.caller))
             metrics = broadcast_object_list([metrics])[0]
             self.trainer.log(dict(metrics))
         finally:
@@ -102,31 +102,34 @@ class HeldOutEval(TrainerCallback):
         by_row = dict(gather_object(produced))  # padding repeats a row: the dict keeps one copy
         return [by_row[i] for i in range(len(texts))]
 
-    def _score(self, name: str, rows: datasets.Dataset, completions: list[list[str]]) -> dict[str, float]:
-        batch, owners = [], []
-        for r, (row, texts) in enumerate(zip(rows, completions, strict=True)):
-            for s, text in enumerate(texts):
-                batch.append(candidate(row, text, f"{row['problem_id']}#{s}"))
-                owners.append(r)
-        results = self._client.score(batch, priority=reward_pb2.EVAL, caller=self.caller)
-        graded: dict[int, list[bool]] = collections.defaultdict(list)
-        infra = 0
-        for owner, result in zip(owners, results, strict=True):
-            if reward_pb2.Verdict.Name(result.verdict).startswith("INFRA_"):
-                infra += 1
-            else:
-                graded[owner].append(result.verdict == reward_pb2.PASS)
-        # pass@1 per problem is c/n (the unbiased pass@k estimator at k=1), then averaged over problems
-        per_problem = {owner: sum(passed) / len(passed) for owner, passed in graded.items()}
-        prefix = f"heldout/{name}"
-        metrics = {f"{prefix}/infra_rate": infra / len(batch) if batch else 0.0,
-                   f"{prefix}/problems": float(len(per_problem))}
-        if per_problem:
-            metrics[f"{prefix}/pass@1"] = sum(per_problem.values()) / len(per_problem)
-        by_language: dict[str, list[float]] = collections.defaultdict(list)
-        for owner, score in per_problem.items():
-            if rows[owner]["language"]:
-                by_language[rows[owner]["language"]].append(score)
-        for language, scores in sorted(by_language.items()):
-            metrics[f"{prefix}/{language}/pass@1"] = sum(scores) / len(scores)
-        return metrics
+
+def score_heldout(client: RewardClient, name: str, rows: datasets.Dataset, completions: list[list[str]], *,
+                  caller: str = "grpo-heldout") -> dict[str, float]:
+    """Metrics of one held-out set from its completions (`completions[r]` are row r's samples)."""
+    batch, owners = [], []
+    for r, (row, texts) in enumerate(zip(rows, completions, strict=True)):
+        for s, text in enumerate(texts):
+            batch.append(candidate(row, text, f"{row['problem_id']}#{s}"))
+            owners.append(r)
+    results = client.score(batch, priority=reward_pb2.EVAL, caller=caller)
+    graded: dict[int, list[bool]] = collections.defaultdict(list)
+    infra = 0
+    for owner, result in zip(owners, results, strict=True):
+        if reward_pb2.Verdict.Name(result.verdict).startswith("INFRA_"):
+            infra += 1
+        else:
+            graded[owner].append(result.verdict == reward_pb2.PASS)
+    # pass@1 per problem is c/n (the unbiased pass@k estimator at k=1), then averaged over problems
+    per_problem = {owner: sum(passed) / len(passed) for owner, passed in graded.items()}
+    prefix = f"heldout/{name}"
+    metrics = {f"{prefix}/infra_rate": infra / len(batch) if batch else 0.0,
+               f"{prefix}/problems": float(len(per_problem))}
+    if per_problem:
+        metrics[f"{prefix}/pass@1"] = sum(per_problem.values()) / len(per_problem)
+    by_language: dict[str, list[float]] = collections.defaultdict(list)
+    for owner, score in per_problem.items():
+        if rows[owner]["language"]:
+            by_language[rows[owner]["language"]].append(score)
+    for language, scores in sorted(by_language.items()):
+        metrics[f"{prefix}/{language}/pass@1"] = sum(scores) / len(scores)
+    return metrics
