@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import urllib.request
 from pathlib import Path
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 from tokenizers import trainers as bpe
 from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -79,7 +81,19 @@ def sair_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_grpo_steps_on_cpu_with_a_real_server(server_address, tmp_path, sair_file):
+def verdicts_given(metrics_url: str) -> float:
+    """The server's own count of results (its Prometheus `reward_verdicts` counter, every label)."""
+    with urllib.request.urlopen(metrics_url, timeout=10) as reply:
+        text = reply.read().decode()
+    return sum(sample.value for family in text_string_to_metric_families(text) if family.name == "reward_verdicts"
+               for sample in family.samples if sample.name == "reward_verdicts_total")
+
+
+def test_grpo_steps_on_cpu_with_a_real_server(start_server, tmp_path, sair_file):
+    server = start_server("--metrics-port", "0")
+    metrics_url = server.process.stdout.readline().rsplit(" ", 1)[-1].strip()
+    server_address = server.address
+    assert verdicts_given(metrics_url) == 0
     multipl_e = tmp_path / "multipl_e.jsonl"
     multipl_e.write_text("".join(json.dumps(row) + "\n" for row in MULTIPL_E_ROWS), encoding="utf-8")
     sair_rows = [json.loads(line) for line in sair_file.read_text(encoding="utf-8").splitlines()]
@@ -88,6 +102,7 @@ def test_grpo_steps_on_cpu_with_a_real_server(server_address, tmp_path, sair_fil
     fraction = 0.4
     seed = choose_split_seed(ids, fraction)
     train_rows = sum(split_of(pid, seed=seed, heldout_fraction=fraction) != HELDOUT for pid in ids)
+    heldout_rows = len(ids) - train_rows
 
     model_dir = tmp_path / "tiny"
     corpus = [row["prompt"] + row["tests"] for row in MULTIPL_E_ROWS] + [
@@ -114,7 +129,9 @@ def test_grpo_steps_on_cpu_with_a_real_server(server_address, tmp_path, sair_fil
         log.info("log line: %s", {k: v for k, v in entry.items() if v or "/verdicts/" not in k})
     assert trainer.state.global_step == STEPS
 
-    # every completion of every step reached the server and came back with a verdict
+    # every completion of every step reached the server and came back with a verdict; the server counted
+    # each training completion and each held-out sample (one per held-out problem, after every step)
+    assert verdicts_given(metrics_url) == STEPS * (NUM_GENERATIONS * train_rows + heldout_rows)
     assert len(train_logs) == STEPS
     code_rows = sum(kind != "equation" and split_of(pid, seed=seed, heldout_fraction=fraction) != HELDOUT
                     for pid, kind in ids.items())
