@@ -1,0 +1,145 @@
+"""`reward-server eval` against a real server: pass@k by hand, resume, endpoint generation."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from reward_server.cli import main
+from reward_server.evaluation.results import ResultStore
+
+PROBLEMS = [
+    {"id": "add", "benchmark": "mini", "language": "python", "prompt": "def add(a, b):\n",
+     "tests": "assert add(2, 3) == 5\nassert add(-1, 1) == 0\n", "stop_tokens": ["\ndef"]},
+    {"id": "sum", "benchmark": "mini", "language": "bash", "prompt": "Print the sum of two integers.",
+     "io_tests": [{"stdin": "1 2\n", "expected_stdout": "3\n"}, {"stdin": "5 5\n", "expected_stdout": "10\n"}],
+     "extraction": "first_block"},
+    {"id": "eq", "benchmark": "sair", "prompt": "Does x*y = y*x imply x*x = x*x?", "expected": True},
+]
+COMPLETIONS = {
+    # 4 samples, 2 pass; the third passes only because the stop token cuts the broken helper off
+    "add": ["    return a + b\n", "    return a - b\n", "    return b + a\n\ndef broken(:\n", "    return a * b\n"],
+    # 3 samples, 1 passes; one has no fenced block (NO_CODE)
+    "sum": ["```bash\nread a b\necho $((a + b))\n```", "```bash\nread a b\necho $((a * b))\n```", "no code here"],
+    # 2 samples, 1 passes
+    "eq": ["\\boxed{TRUE}", "\\boxed{FALSE}"],
+}
+# Hand-computed: pass@1 = mean(2/4, 1/3, 1/2);
+# pass@2 = mean(1 - C(2,2)/C(4,2), 1 - C(2,2)/C(3,2), 1) = mean(5/6, 2/3, 1)
+PASS_AT_1 = (2 / 4 + 1 / 3 + 1 / 2) / 3
+PASS_AT_2 = (5 / 6 + 2 / 3 + 1) / 3
+EXPECTED_VERDICTS = {"add/0": "PASS", "add/1": "RUNTIME_ERROR", "add/2": "PASS", "add/3": "RUNTIME_ERROR",
+                     "sum/0": "PASS", "sum/1": "WRONG_ANSWER", "sum/2": "NO_CODE", "eq/0": "PASS",
+                     "eq/1": "WRONG_ANSWER"}
+
+
+def write_inputs(tmp_path: Path) -> tuple[Path, Path]:
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
+    completions = tmp_path / "completions.jsonl"
+    completions.write_text("".join(json.dumps({"problem_id": pid, "completion": text}) + "\n"
+                                   for pid, texts in COMPLETIONS.items() for text in texts))
+    return problems, completions
+
+
+def run_eval(server: str, problems: Path, output: Path, *extra: str) -> dict:
+    code = main(["eval", "--server", server, "--problems", str(problems), "--output", str(output),
+                 "-k", "1,2", "--no-progress", "--batch-size", "4", *extra])
+    assert code == 0
+    return json.loads((output / "summary.json").read_text())
+
+
+def verdicts(output: Path) -> dict[str, str]:
+    return {r.id: r.verdict for r in ResultStore(output / "results.jsonl").load()}
+
+
+def test_pass_at_k_equals_the_hand_computed_value(server_address: str, tmp_path: Path) -> None:
+    problems, completions = write_inputs(tmp_path)
+    out = tmp_path / "out"
+    summary = run_eval(server_address, problems, out, "--completions", str(completions), "--multipl-e-results")
+    assert verdicts(out) == EXPECTED_VERDICTS
+    assert summary["overall"]["pass_at_k"] == {"1": pytest.approx(PASS_AT_1), "2": pytest.approx(PASS_AT_2)}
+    assert summary["by_language"]["python"]["pass_at_k"]["2"] == pytest.approx(5 / 6)
+    assert summary["by_benchmark"]["sair"]["pass_at_k"]["1"] == pytest.approx(0.5)
+    assert summary["overall"]["infra"] == 0 and summary["overall"]["scored"] == 9
+    assert (out / "passk.png").stat().st_size > 0
+    assert (out / "multipl-e" / "add.results.json.gz").exists()
+
+
+def test_resume_skips_model_verdicts_and_retries_infra(server_address: str, tmp_path: Path) -> None:
+    problems, completions = write_inputs(tmp_path)
+    out = tmp_path / "out"
+    run_eval(server_address, problems, out, "--completions", str(completions))
+    path = out / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    by_id = {row["id"]: row for row in rows}
+    # Doctor the store: a graded result rewritten (a re-run must keep it: proof it is not re-scored), one
+    # result turned into an infra failure (must be retried), one lost, and a torn last line.
+    by_id["add/1"]["verdict"], by_id["add/1"]["reward"] = "PASS", 1.0
+    by_id["sum/0"]["verdict"], by_id["sum/0"]["reward"] = "INFRA_SANDBOX_ERROR", None
+    del by_id["eq/0"]
+    path.write_text("".join(json.dumps(row) + "\n" for row in by_id.values()) + '{"id": "eq/0", "verd')
+
+    summary = run_eval(server_address, problems, out, "--completions", str(completions))
+    assert verdicts(out) == {**EXPECTED_VERDICTS, "add/1": "PASS"}   # the kept row, the retry, the lost one
+    assert len(path.read_text().splitlines()) == len(EXPECTED_VERDICTS) + 1   # only 2 new lines appended
+    assert summary["overall"]["pass_at_k"]["1"] == pytest.approx((3 / 4 + 1 / 3 + 1 / 2) / 3)
+
+
+class FakeOpenAI(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint (an external service, so faked): canned right and wrong samples."""
+
+    requests: ClassVar[list[tuple[str, dict]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeOpenAI.requests.append((self.path, body))
+        if self.path.endswith("/chat/completions"):
+            texts = ["```bash\nread a b\necho $((a + b))\n```", "\\boxed{TRUE}"]
+            choices = [{"index": i, "message": {"role": "assistant", "content": texts[i % 2]}}
+                       for i in range(body["n"])]
+        else:
+            choices = [{"index": i, "text": ["    return a + b\n", "    return 0\n"][i % 2]} for i in range(body["n"])]
+        data = json.dumps({"choices": list(reversed(choices))}).encode()   # order must come from "index"
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    FakeOpenAI.requests = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_endpoint_generation_is_scored_and_resumed(server_address: str, tmp_path: Path, endpoint: str) -> None:
+    problems, _ = write_inputs(tmp_path)
+    out = tmp_path / "out"
+    args = ("--endpoint", endpoint, "--model", "m", "-n", "2", "--temperature", "0.7", "--max-tokens", "64")
+    summary = run_eval(server_address, problems, out, *args)
+    paths = sorted(path for path, _ in FakeOpenAI.requests)
+    assert paths == ["/v1/chat/completions", "/v1/chat/completions", "/v1/completions"]
+    plain = next(body for path, body in FakeOpenAI.requests if path == "/v1/completions")
+    assert (plain["prompt"], plain["stop"], plain["n"], plain["model"]) == ("def add(a, b):\n", ["\ndef"], 2, "m")
+    chat = next(body for path, body in FakeOpenAI.requests if path.endswith("chat/completions"))
+    assert chat["messages"][0]["role"] == "user" and chat["temperature"] == 0.7
+    assert verdicts(out)["add/0"] == "PASS" and verdicts(out)["add/1"] == "RUNTIME_ERROR"
+    assert summary["overall"]["scored"] == 6
+    run_eval(server_address, problems, out, *args)
+    assert len(FakeOpenAI.requests) == 3          # nothing sampled twice
