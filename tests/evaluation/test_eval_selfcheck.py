@@ -1,0 +1,64 @@
+"""The self-check: passes against this machine's server, and fails loudly when a grader is broken."""
+
+from __future__ import annotations
+
+import asyncio
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from reward_server.cli import main
+from reward_server.client import RewardClient
+from reward_server.evaluation.selfcheck import format_report, self_check
+from reward_server.graders.code import CodeGrader
+from reward_server.server import RewardServer, ServerConfig
+from sandboxes.languages import DEFAULT_TABLE, LanguageTable
+
+# Fast languages keep the test short; the closing note has the full run over every ready language.
+LANGUAGES = "python,bash,cpp"
+
+
+def test_self_check_passes_here(server_address: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["eval", "--server", server_address, "--self-check", "--self-check-limit", "10",
+                 "--self-check-languages", LANGUAGES])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "self-check passed: 39/39 verdicts agree in 4 language(s)" in out   # 3 x 5 + 2 x 10 HumanEval + 4 eq
+    for language in ("python", "bash", "cpp", "equation"):
+        assert any(line.split()[0] == language and line.endswith("ok") for line in out.splitlines())
+
+
+def broken_table(tmp_path: Path) -> LanguageTable:
+    """The real table with Python's run command replaced by one that exits 0 and prints nothing."""
+    raw = DEFAULT_TABLE.read_text(encoding="utf-8")
+    table = tomllib.loads(raw)
+    assert table["python"]["run"] == ["/usr/bin/python3", "{source}"]
+    path = tmp_path / "languages.toml"
+    path.write_text(raw.replace('run = ["/usr/bin/python3", "{source}"]', 'run = ["/usr/bin/true"]', 1))
+    return LanguageTable.load(path)
+
+
+@pytest.mark.asyncio
+async def test_self_check_fails_when_a_grader_is_broken(tmp_path: Path) -> None:
+    server = RewardServer(ServerConfig(port=0, workers=2))
+    server.table = broken_table(tmp_path)
+    server.grader = CodeGrader(server.table, server.pool)
+    port = await server.start()
+    try:
+        def check():
+            with RewardClient(f"127.0.0.1:{port}") as client:
+                return self_check(client, humaneval_limit=3, only=["python", "bash"])
+        report = await asyncio.to_thread(check)
+    finally:
+        await server.stop()
+    assert not report.passed
+    failed = {o.check.id: o.got for o in report.failures}
+    # every Python program now "exits 0 with no output": the good io program reads as a wrong answer,
+    # the crash and the endless loop as silent wrong answers, the known-bad HumanEval bodies as passes
+    assert failed["python/good"] == "WRONG_ANSWER" and failed["python/loop"] == "WRONG_ANSWER"
+    assert all(failed[f"python/HumanEval/{i}/return-none"] == "PASS" for i in range(3))
+    assert all(o.check.language == "python" for o in report.failures)   # bash and equations still agree
+    text = format_report(report)
+    assert "MISMATCH python/good: expected PASS, got WRONG_ANSWER" in text
+    assert "self-check FAILED" in text
