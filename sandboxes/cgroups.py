@@ -69,22 +69,28 @@ class SlotCgroup:
             self._pids_limit = max_pids
 
     def oom_kills(self) -> int:
-        for line in (self.memory / "memory.oom_control").read_text().splitlines():
-            name, _, value = line.partition(" ")
-            if name == "oom_kill":
-                return int(value)
+        with open(self.memory / "memory.oom_control", "rb") as f:
+            for line in f.read().splitlines():
+                name, _, value = line.partition(b" ")
+                if name == b"oom_kill":
+                    return int(value)
         raise CgroupError(f"no oom_kill counter in {self.memory}/memory.oom_control")
 
     def members(self) -> list[int]:
-        pids: set[int] = set()
-        for path in (self.pids, self.memory):
-            pids.update(int(p) for p in (path / "cgroup.procs").read_text().split())
+        """Processes in the slot (every sandbox joins the pids group; one read, since runs check it each time)."""
+        with open(self.pids / "cgroup.procs", "rb") as f:
+            return [int(p) for p in f.read().split()]
+
+    def all_members(self) -> list[int]:
+        """Processes in either group (one that died between joining the two is only in the memory group)."""
+        pids = set(self.members())
+        pids.update(int(p) for p in (self.memory / "cgroup.procs").read_text().split())
         return sorted(pids)
 
     def kill_all(self, timeout_s: float = 5.0) -> None:
         """SIGKILL every member until both groups are empty; CgroupError if they will not empty."""
         deadline = time.monotonic() + timeout_s
-        while members := self.members():
+        while members := self.all_members():
             if time.monotonic() > deadline:
                 raise CgroupError(f"processes {members} survive SIGKILL in {self.pids}")
             for pid in members:
