@@ -160,6 +160,13 @@ def run(args: argparse.Namespace) -> int:
     most = max((len(completions.get(p.id, [])) for p in problems), default=0)
     ks = args.k or [k for k in DEFAULT_KS if k <= most] or [1]
     summary = summarize(records, ks)
+    summary["config"] = {"server": args.server, "problems": str(args.problems or args.benchmark or args.completions),
+                         "benchmark_source": args.benchmark_source,
+                         "completions": str(args.completions) if args.completions else None,
+                         "endpoint": args.endpoint, "model": args.model,
+                         "sampling": None if args.completions else {
+                             "n": args.n, "temperature": args.temperature, "top_p": args.top_p,
+                             "max_tokens": args.max_tokens}}
     (args.output / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     write_chart(summary, args.output / "passk.png")
     if args.multipl_e_results:
