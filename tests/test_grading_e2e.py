@@ -175,3 +175,23 @@ def test_stream_returns_every_result(client: RewardClient) -> None:
     streamed = list(client.score_stream(candidates))
     assert sorted(r.index for r in streamed) == list(range(7))
     assert all(verdict_name(r) == "PASS" for r in streamed), streamed
+
+
+COMPILE_ERRORS = {
+    "cpp": "int main() { return undefined_name; }\n",
+    "java": "public class Main { public static void main(String[] a) { int x = \"s\"; } }\n",
+    "rust": "fn main() { let x: i32 = \"s\"; }\n",
+    "go": "package main\n\nfunc main() {\n\tx := 1\n}\n",
+    "typescript": "const x: number = 'not a number';\n",
+    "csharp": "class P { static void Main() { int x = \"s\"; } }\n",
+    "fortran": "program main\n  integer :: x\n  x = 'text'\nend program main\n",
+}
+
+
+def test_compile_errors(client: RewardClient, ready: set[str]) -> None:
+    keys = sorted(ready & set(COMPILE_ERRORS))
+    assert {"cpp", "java", "rust"} <= set(keys)
+    results = client.score([stdio(key, key, COMPILE_ERRORS[key], [("", "")]) for key in keys], timeout_s=600)
+    for key, result in zip(keys, results, strict=True):
+        assert verdict_name(result) == "COMPILE_ERROR", (key, result)
+        assert result.reward == 0.0 and result.detail, (key, result)
