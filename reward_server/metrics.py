@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 from wsgiref.simple_server import WSGIServer
 
@@ -77,6 +77,13 @@ class ServerMetrics:
         for stage, seconds in zip(STAGES, (queue_s, compile_s, run_s), strict=True):
             if seconds is not None:
                 self.stage_seconds.labels(language, stage).observe(seconds)
+
+    def observe_batch(self, language: str, verdicts: Mapping[str, int], total_s: float) -> None:
+        """Many candidates graded inline at once (equations): one update per verdict, not per candidate."""
+        self.candidates.labels(language).inc(sum(verdicts.values()))
+        for verdict, count in verdicts.items():
+            self.verdicts.labels(language, verdict).inc(count)
+        self.stage_seconds.labels(language, "run").observe(total_s)
 
     def watch_pool(self, stats: Callable[[], PoolStats]) -> None:
         """Read the pool's occupancy at scrape time, so the scheduler's hot path records nothing."""
