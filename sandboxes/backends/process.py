@@ -5,9 +5,10 @@ Why it looks the way it does (measured on the target machines):
   with a lock file each (UID_LOCK_DIR), so several servers (or test runs) on one host never share one,
   and in its own pre-created cgroup v1 `memory` and `pids` groups (real memory: RLIMIT_AS breaks the
   JVM, node, Go, rustc and mono, so it is only added where the table says it is safe).
-- A run is one exec chain with no Python in the child: `sh` joins the slot's cgroups and sets the
-  rlimits, then execs `setpriv` (drop to the slot uid, no capabilities, no new privileges), which execs
-  `bwrap` (new user/pid/net/ipc/uts/cgroup namespaces, read-only system, only the workspace writable).
+- A run is one exec chain with no Python in the child: a tiny static launcher (sandboxes/launcher.c,
+  built at start) joins the slot's cgroups, sets the rlimits and drops to the slot uid with no new
+  privileges, then execs `bwrap` (new user/pid/net/ipc/uts/cgroup namespaces, read-only system, only
+  the workspace writable). It costs ~3 ms of CPU less per run than `sh` + `setpriv` doing the same.
 - The program is pid 1 of its pid namespace (`--as-pid-1`): when it exits the kernel kills everything
   it left behind, and bwrap itself reaps it (no zombie outlives the run to eat the slot's pids budget).
   Nothing inside the namespace can signal pid 1, so a SIGKILL death is either the OOM killer (seen in
@@ -58,10 +59,7 @@ COMPILE_FILE_BYTES = 512 << 20
 COMPILE_OUTPUT_BYTES = 1 << 20
 BASE_ENV = {"PATH": FIXED_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
 
-# $1 $2: the slot's cgroup.procs files; $3..$7: CPU seconds, file size (512-byte blocks), open files,
-# processes, address space (KiB) -- each a number or "unlimited". Exit 125 if any of it fails.
-_PRELUDE = ('echo $$ >"$1" && echo $$ >"$2" && ulimit -t "$3" && ulimit -f "$4" && ulimit -n "$5" '
-            '&& ulimit -p "$6" && ulimit -v "$7" && ulimit -c 0 && shift 7 && exec "$@"; exit 125')
+LAUNCHER_SOURCE = pathlib.Path(__file__).resolve().parent.parent / "launcher.c"
 _SIGNAL_EXIT = 128
 
 
@@ -177,7 +175,7 @@ class ProcessBackend:
     async def start(self, slots: int) -> None:
         if os.geteuid() != 0:
             raise SandboxError("the process backend must run as root: it runs each slot as its own uid")
-        for tool in ("sh", "setpriv", "bwrap"):
+        for tool in ("gcc", "bwrap"):
             path = _which(tool)
             if path is None:
                 raise SandboxError(f"{tool} not found on {FIXED_PATH} (run sandboxes/setup.sh)")
@@ -185,6 +183,7 @@ class ProcessBackend:
         self._root = pathlib.Path(tempfile.mkdtemp(prefix="reward-sandboxes-"))
         self._root.chmod(0o711)
         try:
+            self._tools["launcher"] = await self._build_launcher()
             for index in range(slots):
                 self._slots.append(await self._make_slot(index))
             await self._smoke_test()
@@ -194,6 +193,17 @@ class ProcessBackend:
         except SandboxError:
             await self.close()
             raise
+
+    async def _build_launcher(self) -> str:
+        target = self._root / "launcher"
+        gcc = await asyncio.create_subprocess_exec(
+            self._tools["gcc"], "-O2", "-static", "-o", str(target), str(LAUNCHER_SOURCE),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, err = await gcc.communicate()
+        if gcc.returncode != 0:
+            raise SandboxError(f"cannot build the sandbox launcher: {err.decode(errors='replace')[-500:]}")
+        target.chmod(0o700)
+        return str(target)
 
     async def _make_slot(self, index: int) -> _Slot:
         uid, uid_lock = self._claim_uid()
@@ -378,13 +388,11 @@ class ProcessBackend:
     def _command(self, slot: _Slot, path: pathlib.Path, argv: list[str], limits: Limits, status_fd: int,
                  address_space: bool, cpu_limited: bool) -> list[str]:
         cpu = str(max(1, math.ceil(limits.timeout_s))) if cpu_limited else "unlimited"
-        vmem = str((limits.memory_mb * 4 + 1024) << 10) if address_space else "unlimited"
+        address_space_bytes = str((limits.memory_mb * 4 + 1024) << 20) if address_space else "unlimited"
         return [
-            self._tools["sh"], "-c", _PRELUDE, "sandbox", *slot.cgroup.procs_files,
-            cpu, str(math.ceil(limits.max_file_bytes / 512)), str(limits.max_open_files),
-            str(limits.max_processes + 1), vmem,
-            self._tools["setpriv"], f"--reuid={slot.uid}", f"--regid={slot.uid}", "--clear-groups",
-            "--inh-caps=-all", "--no-new-privs",
+            self._tools["launcher"], *slot.cgroup.procs_files, "--",
+            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(limits.max_processes + 1),
+            address_space_bytes, str(slot.uid), "--",
             self._tools["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--as-pid-1", "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
             *self._mounts,

@@ -1,0 +1,65 @@
+/*
+ * The process backend's first exec: join the slot's cgroups, set the rlimits, become the slot's uid,
+ * then exec bubblewrap. It replaces `sh -c 'echo $$ >...; ulimit ...; exec setpriv ... bwrap ...'`:
+ * one static exec instead of two dynamic ones saves about 3 ms of CPU per sandboxed run (measured),
+ * a quarter of the sandbox's overhead on a small program.
+ *
+ * usage: launcher CGROUP_PROCS_FILE... -- CPU_S FSIZE_BYTES NOFILE NPROC AS_BYTES UID -- PROGRAM ARGS...
+ * Each limit is a number or "unlimited" (soft = hard). Any failure exits 125 before PROGRAM runs.
+ * Built by sandboxes/backends/process.py at start: gcc -O2 -static.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static void fail(const char *what, const char *arg) {
+    fprintf(stderr, "launcher: %s %s: %s\n", what, arg, strerror(errno));
+    _exit(125);
+}
+
+static rlim_t parse_limit(const char *text) {
+    if (strcmp(text, "unlimited") == 0) return RLIM_INFINITY;
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || end == text) { errno = EINVAL; fail("bad limit", text); }
+    return (rlim_t)value;
+}
+
+static void set_limit(int resource, const char *text) {
+    struct rlimit limit = {parse_limit(text), parse_limit(text)};
+    if (setrlimit(resource, &limit) != 0) fail("setrlimit", text);
+}
+
+int main(int argc, char **argv) {
+    int i = 1;
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        FILE *procs = fopen(argv[i], "w");
+        if (procs == NULL || fputs(pid, procs) == EOF || fclose(procs) != 0) fail("cannot join", argv[i]);
+    }
+    if (argc - i < 9 || strcmp(argv[i + 7], "--") != 0) { errno = EINVAL; fail("usage", argv[0]); }
+    char **limits = argv + i + 1;
+    set_limit(RLIMIT_CPU, limits[0]);
+    set_limit(RLIMIT_FSIZE, limits[1]);
+    set_limit(RLIMIT_NOFILE, limits[2]);
+    set_limit(RLIMIT_NPROC, limits[3]);
+    set_limit(RLIMIT_AS, limits[4]);
+    set_limit(RLIMIT_CORE, "0");
+    uid_t uid = (uid_t)parse_limit(limits[5]);
+    if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[5]); }
+    if (setgroups(0, NULL) != 0) fail("setgroups", "");
+    if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[5]);
+    if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[5]);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs", "");
+    execv(argv[i + 8], argv + i + 8);
+    fail("exec", argv[i + 8]);
+    return 125;
+}
