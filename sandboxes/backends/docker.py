@@ -172,9 +172,9 @@ class DockerBackend:
 
     async def close(self) -> None:
         self._closing = True
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        # Removals and refills in flight finish (a refill sees _closing and removes what it started).
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
         for boxes in self._idle.values():
             for box in boxes:
                 box.channel.close()
@@ -407,11 +407,17 @@ class DockerBackend:
     def _remove_own(self) -> None:
         assert self.client is not None
         try:
-            for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.instance_id}"}):
-                with contextlib.suppress(docker.errors.NotFound):
-                    container.remove(force=True)
+            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.instance_id}"})
         except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
-            log.warning("cannot remove this instance's containers: %s", exc)
+            log.warning("cannot list this instance's containers: %s", exc)
+            return
+        for container in containers:
+            try:
+                container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+            except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+                log.warning("cannot remove container %s: %s", container.short_id, exc)
 
 
 def read_markers(language: Language, result: RunResult) -> RunResult:

@@ -38,6 +38,7 @@ LANGUAGE_FILE = "/opt/sandbox/language.json"
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 # The process backend's environment, so that programs see the same one on both backends.
 BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": SCRATCH, "TMPDIR": SCRATCH, "LANG": "C.UTF-8"}
+POLL_S = 0.05
 AGNOSTICS_OUTPUT_CAP = 8 << 20
 AGNOSTICS_FILE_CAP = 64 << 20
 
@@ -64,6 +65,17 @@ def kill_others() -> None:
                 os.kill(int(entry), signal.SIGKILL)
 
 
+def reap() -> None:
+    """Collect exited orphans: as the container's pid 1 the runner inherits them, and a zombie holds a pid."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def wipe(path: str) -> None:
     for entry in os.listdir(path):
         full = os.path.join(path, entry)
@@ -76,6 +88,7 @@ def wipe(path: str) -> None:
 
 def reset(files: dict[str, str]) -> dict:
     kill_others()
+    reap()
     wipe(WORKDIR)
     wipe(SCRATCH)
     for name, text in files.items():
@@ -102,13 +115,8 @@ def child_limits(job: dict) -> None:
         pass
 
 
-def kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 def execute(job: dict) -> dict:
-    """Run one step; the whole process group dies with it (timeout, output cap, or normal exit)."""
+    """Run one step; every process it started dies with it (timeout, output cap, or normal exit)."""
     timeout_s = float(job["timeout_s"])
     cap = int(job["max_output_bytes"])
     stdin = base64.b64decode(job.get("stdin_b64", ""))
@@ -126,8 +134,9 @@ def execute(job: dict) -> dict:
                 "stderr_b64": base64.b64encode(str(exc).encode()).decode(), "elapsed_s": 0.0,
                 "detail": f"cannot start {job['argv'][0]}: {exc}"}
     out, err, verdict = pump(proc, stdin, start + timeout_s, cap)
-    kill_group(proc.pid)
+    kill_others()
     code = proc.wait()
+    reap()
     elapsed = time.monotonic() - start
     status, detail = classify(verdict, code, oom_kills() > oom_before >= 0)
     return {"status": status, "exit_code": None if code < 0 else code,
@@ -155,7 +164,8 @@ def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> tup
         if remaining <= 0:
             verdict = "timeout"
             break
-        for key, _ in sel.select(remaining):
+        # Wake up now and then: a straggler may hold the pipes open after the program itself exited.
+        for key, _ in sel.select(min(remaining, POLL_S)):
             if key.fileobj is proc.stdin:
                 try:
                     written = os.write(proc.stdin.fileno(), pending[:65536])
@@ -177,8 +187,9 @@ def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int) -> tup
         if verdict:
             break
         if proc.poll() is not None and not pending:
-            # The program is gone; whatever still holds its pipes is a straggler of its group.
-            kill_group(proc.pid)
+            # The program is gone: like the end of a pid namespace, nothing it started outlives it
+            # (a daemonized straggler holding the pipes would otherwise turn a finished run into a timeout).
+            kill_others()
     sel.close()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if not stream.closed:

@@ -18,6 +18,8 @@ EXTRA_JOBS = {
     "python/sleeps": CodeJob("python", "import time\ntime.sleep(30)\n", io_tests=(("", ""),), timeout_s=1),
     "python/floods": CodeJob("python", "import sys\nsys.stdout.write('x' * (9 << 20))\n", io_tests=(("", ""),)),
     "python/hoards": CodeJob("python", "x = bytearray(3 << 30)\n", io_tests=(("", ""),)),
+    "python/daemon": CodeJob("python", "import subprocess\nsubprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+                             "print('done')\n", io_tests=(("", "done\n"),), timeout_s=5),
     "cpp/syntax": CodeJob("cpp", "int main() { return }\n", io_tests=(("", ""),)),
     "java/syntax": CodeJob("java", "public class Main { void f( }\n", io_tests=(("", ""),)),
     "javascript/exit": CodeJob("javascript", "process.exit(4);\n", io_tests=(("", ""),)),
