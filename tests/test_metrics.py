@@ -74,6 +74,16 @@ def test_recorded_values_are_served(metrics: ServerMetrics) -> None:
     assert samples[("reward_request_seconds_count", (("method", "Score"),))] == 1
 
 
+def test_a_batch_of_inline_verdicts_counts_each_candidate() -> None:
+    metrics = ServerMetrics()
+    metrics.observe_batch("equation", {"PASS": 3, "NO_VERDICT": 1}, total_s=0.002)
+    value = metrics.registry.get_sample_value
+    assert value("reward_candidates_total", {"language": "equation"}) == 4
+    assert value("reward_verdicts_total", {"language": "equation", "verdict": "PASS"}) == 3
+    assert value("reward_verdicts_total", {"language": "equation", "verdict": "NO_VERDICT"}) == 1
+    assert value("reward_stage_seconds_count", {"language": "equation", "stage": "run"}) == 1
+
+
 def test_two_instances_do_not_share_a_registry() -> None:
     a, b = ServerMetrics(), ServerMetrics()
     a.candidates_received("python", 2)
