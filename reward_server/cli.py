@@ -21,8 +21,8 @@ def _serve(args: argparse.Namespace) -> int:
     from reward_server.server import RewardServer, ServerConfig
 
     config = ServerConfig(host=args.host, port=args.port, backend=args.backend, workers=args.workers,
-                          metrics_port=args.metrics_port,
-                          grace_s=args.grace)
+                          metrics_port=args.metrics_port, grace_s=args.grace, warm=args.warm,
+                          recycle_after=args.recycle_after)
     asyncio.run(RewardServer(config).serve_until_signalled())
     return 0
 
@@ -70,7 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the gRPC reward server")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default: loopback only)")
     serve.add_argument("--port", type=int, default=50051, help="0 picks a free port (printed at start)")
-    serve.add_argument("--backend", choices=["process"], default="process")
+    serve.add_argument("--backend", choices=["process", "docker"], default="process",
+                       help="process: embedded bubblewrap sandboxes; docker: digest-pinned images "
+                            "(sandboxes/images.lock or $REWARD_SANDBOX_LOCK) on $DOCKER_HOST")
+    serve.add_argument("--warm", type=int, default=1,
+                       help="docker: idle containers kept per pinned language (0 = start one per candidate)")
+    serve.add_argument("--recycle-after", type=int, default=100,
+                       help="docker: jobs a container serves before it is replaced")
     serve.add_argument("--workers", type=int, default=None, help="sandbox slots (default: CPU count)")
     serve.add_argument("--grace", type=float, default=30.0, help="seconds a drain waits for in-flight work")
     serve.add_argument("--metrics-port", type=int, default=None,

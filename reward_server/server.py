@@ -32,21 +32,27 @@ class ServerConfig:
     backend: str = "process"
     workers: int | None = None       # sandbox slots; None = CPU count
     grace_s: float = 30.0            # how long a drain waits for in-flight work
+    warm: int = 1                    # docker: idle containers kept per pinned language (0 = one per candidate)
+    recycle_after: int = 100         # docker: jobs a container serves before it is replaced
     metrics_port: int | None = None  # Prometheus /metrics on this port (0 = any free one); None = not served
 
 
-def make_backend(name: str) -> Backend:
-    if name == "process":
+def make_backend(config: ServerConfig) -> Backend:
+    """The backends import lazily: the docker SDK is only needed by the docker backend."""
+    if config.backend == "process":
         from sandboxes.backends.process import ProcessBackend
         return ProcessBackend()
-    raise ValueError(f"unknown backend {name!r}")
+    if config.backend == "docker":
+        from sandboxes.backends.docker import DockerBackend
+        return DockerBackend(warm=config.warm, recycle_after=config.recycle_after)
+    raise ValueError(f"unknown backend {config.backend!r}")
 
 
 class RewardServer:
     def __init__(self, config: ServerConfig, backend: Backend | None = None) -> None:
         self.config = config
         self.table = LanguageTable.load()
-        self.pool = SandboxPool(backend or make_backend(config.backend), config.workers)
+        self.pool = SandboxPool(backend or make_backend(config), config.workers)
         self.grader = CodeGrader(self.table, self.pool)
         self.metrics = ServerMetrics()
         self.metrics.watch_pool(self.pool.stats)
