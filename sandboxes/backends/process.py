@@ -265,6 +265,7 @@ class ProcessBackend:
         self._slots = []
         if self._root is not None:
             with contextlib.suppress(OSError):
+                (self._root / "launcher").unlink(missing_ok=True)
                 self._root.rmdir()
             self._root = None
 
@@ -282,7 +283,7 @@ class ProcessBackend:
         try:
             name = language.source_name(source)
             source_path = path / "box" / name
-            source_path.write_text(source)
+            source_path.write_text(source, encoding="utf-8", errors="surrogateescape")
             os.chown(source_path, state.uid, state.uid)
             yield ProcessWorkspace(self, language, source, state, path)
         finally:
