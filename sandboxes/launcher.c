@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void set_limit(int resource, const char *text) {
 }
 
 int main(int argc, char **argv) {
+    pid_t parent = getppid();
     int i = 1;
     char pid[32];
     snprintf(pid, sizeof pid, "%d\n", (int)getpid());
@@ -59,6 +61,10 @@ int main(int argc, char **argv) {
     if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[5]);
     if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[5]);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs", "");
+    /* The server dying must end its sandboxes (bwrap --die-with-parent then takes the program along).
+     * Set after the uid change, which would clear it; the check catches a parent that died first. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig", "");
+    if (getppid() != parent) { errno = ESRCH; fail("parent died", ""); }
     execv(argv[i + 8], argv + i + 8);
     fail("exec", argv[i + 8]);
     return 125;

@@ -16,7 +16,8 @@ Why it looks the way it does (measured on the target machines):
 - bwrap reports on a status pipe whether the program ran and how it exited: no report means the sandbox
   failed to start, which is never blamed on the program (a program cannot forge it on stderr).
 - Each slot's workspaces live on a tmpfs of its own, so whatever a program writes is charged to its
-  memory cgroup and bounded, never to the host disk.
+  memory cgroup and bounded, never to the host disk. What a killed server leaves behind (mounts,
+  cgroups) is removed by the next one to start (sandboxes/instances.py); its sandboxes die with it.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from collections.abc import AsyncIterator, Callable
 
 from sandboxes.backend import SandboxError, SandboxInfo
 from sandboxes.cgroups import CgroupError, SlotCgroup
+from sandboxes.instances import InstanceDir, reap_dead_instances
 from sandboxes.languages import Language
 from sandboxes.results import Limits, RunResult, RunStatus
 
@@ -129,6 +131,7 @@ class ProcessBackend:
         self.base_uid = base_uid
         self._infos: dict[str, SandboxInfo] = {}
         self._slots: list[_Slot] = []
+        self._instance: InstanceDir | None = None
         self._root: pathlib.Path | None = None
         self._mounts = _system_mounts()
         self._counter = itertools.count()
@@ -180,8 +183,9 @@ class ProcessBackend:
             if path is None:
                 raise SandboxError(f"{tool} not found on {FIXED_PATH} (run sandboxes/setup.sh)")
             self._tools[tool] = path
-        self._root = pathlib.Path(tempfile.mkdtemp(prefix="reward-sandboxes-"))
-        self._root.chmod(0o711)
+        reap_dead_instances()
+        self._instance = InstanceDir()
+        self._root = self._instance.path
         try:
             self._tools["launcher"] = await self._build_launcher()
             for index in range(slots):
@@ -263,10 +267,10 @@ class ProcessBackend:
             await _umount(slot.root)
             os.close(slot.uid_lock)
         self._slots = []
-        if self._root is not None:
-            with contextlib.suppress(OSError):
-                (self._root / "launcher").unlink(missing_ok=True)
-                self._root.rmdir()
+        if self._instance is not None:
+            (self._root / "launcher").unlink(missing_ok=True)
+            self._instance.release()
+            self._instance = None
             self._root = None
 
     # --- workspaces -------------------------------------------------------------------------------

@@ -7,11 +7,16 @@ import asyncio
 import os
 import pathlib
 import shutil
+import subprocess
+import sys
+import time
 
 import pytest
 
 from sandboxes.backend import SandboxError
 from sandboxes.backends.process import FIXED_PATH, ProcessBackend
+from sandboxes.cgroups import own_group
+from sandboxes.instances import reap_dead_instances
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunResult, RunStatus
 
@@ -142,8 +147,7 @@ async def test_fork_bomb_is_contained_and_the_slot_comes_back_clean(backend, tab
     assert result.status is RunStatus.TIMEOUT
     assert_slot_empty(backend, 0)
     uid = backend._slots[0].uid
-    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid]
-    assert leftovers == []
+    assert _processes_of(uid) == []
     after = await run_python(backend, table, "print('fine')")
     assert (after.status, after.stdout) == (RunStatus.OK, b"fine\n")
 
@@ -305,3 +309,49 @@ def _owner(pid: str) -> int | None:
         return os.stat(f"/proc/{pid}").st_uid
     except FileNotFoundError:
         return None
+
+
+DOOMED_SERVER = """
+import asyncio, sys
+from sandboxes.backends.process import ProcessBackend
+from sandboxes.languages import LanguageTable
+from sandboxes.results import Limits
+
+async def main():
+    backend = ProcessBackend()
+    await backend.start(1)
+    async with backend.workspace(LanguageTable.load().resolve("python"), "import time\\ntime.sleep(600)", 0) as ws:
+        print(backend._root, backend._slots[0].uid, flush=True)
+        await ws.run(b"", Limits(timeout_s=600, memory_mb=256), None)
+
+asyncio.run(main())
+"""
+
+
+def test_a_killed_server_takes_its_sandboxes_along_and_the_next_start_cleans_up(tmp_path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the process backend needs root")
+    server = subprocess.Popen([sys.executable, "-c", DOOMED_SERVER], stdout=subprocess.PIPE, text=True,
+                              cwd=pathlib.Path(__file__).resolve().parents[2])
+    try:
+        root, uid = server.stdout.readline().split()
+        root, uid = pathlib.Path(root), int(uid)
+        deadline = time.monotonic() + 30
+        while not _processes_of(uid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_of(uid), "the sandboxed program never started"
+        assert os.path.ismount(root / "slot0")
+    finally:
+        server.kill()
+        server.wait()
+    deadline = time.monotonic() + 10
+    while _processes_of(uid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _processes_of(uid) == []
+    reap_dead_instances()
+    assert not root.exists() and not pathlib.Path(f"{root}.lock").exists()
+    assert not (own_group("pids") / root.name).exists()
+
+
+def _processes_of(uid: int) -> list[str]:
+    return [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid]
