@@ -116,10 +116,10 @@ def _validate(args: argparse.Namespace) -> str | None:
         return None
     if args.output is None:
         return "--output is required"
-    if args.completions is None and not args.model:
-        return "give --completions, or --model (with --endpoint for an HTTP server)"
     if args.endpoint and not args.model:
         return "--endpoint needs --model (the served model name)"
+    if args.completions is None and not args.model:
+        return "give --completions, or --model (with --endpoint for an HTTP server)"
     if args.completions is None and not (args.problems or args.benchmark):
         return "generating completions needs --problems or --benchmark"
     if not (args.problems or args.benchmark or (args.completions and args.completions.is_dir())):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import http.server
 import json
 import threading
@@ -143,3 +144,35 @@ def test_endpoint_generation_is_scored_and_resumed(server_address: str, tmp_path
     assert summary["overall"]["scored"] == 6
     run_eval(server_address, problems, out, *args)
     assert len(FakeOpenAI.requests) == 3          # nothing sampled twice
+
+
+def test_multipl_e_directory_in_and_out(server_address: str, tmp_path: Path) -> None:
+    directory = tmp_path / "humaneval-py-model-0.2-reworded"
+    directory.mkdir()
+    row = {"name": "HumanEval_53_add", "language": "py", "prompt": "def add(x: int, y: int) -> int:\n",
+           "tests": "def check(candidate):\n    assert candidate(2, 3) == 5\n\ncheck(add)\n",
+           "stop_tokens": ["\ndef", "\n#", "\nif", "\nclass"],
+           "completions": ["    return x + y\n", "    return x - y\n", "    return y + x\n# done\n"]}
+    with gzip.open(directory / "HumanEval_53_add.json.gz", "wt") as stream:
+        json.dump(row, stream)
+    out = tmp_path / "out"
+    assert main(["eval", "--server", server_address, "--completions", str(directory), "--output", str(out),
+                 "--multipl-e-results", "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ks"] == [1] and summary["overall"]["pass_at_k"]["1"] == pytest.approx(2 / 3)
+    assert summary["by_benchmark"]["humaneval-py-model-0.2-reworded"]["problems"] == 1
+    with gzip.open(out / "multipl-e" / "HumanEval_53_add.results.json.gz", "rt") as stream:
+        results = json.load(stream)["results"]
+    assert [r["status"] for r in results] == ["OK", "Exception", "OK"]
+    assert results[2]["program"] == row["prompt"] + "    return y + x" + "\n" + row["tests"]   # cut at "\\n#"
+
+
+def test_eval_refuses_incomplete_arguments(server_address: str, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    problems, completions = write_inputs(tmp_path)
+    assert main(["eval", "--server", server_address, "--completions", str(completions),
+                 "--output", str(tmp_path / "o")]) == 2
+    assert "a completions file carries no problems" in capsys.readouterr().err
+    assert main(["eval", "--server", server_address, "--problems", str(problems), "--endpoint", "http://x/v1",
+                 "--output", str(tmp_path / "o")]) == 2
+    assert "--endpoint needs --model" in capsys.readouterr().err
