@@ -11,7 +11,6 @@ import concurrent.futures
 import dataclasses
 import gzip
 import json
-import logging
 import os
 import urllib.error
 import urllib.request
@@ -20,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from reward_server.evaluation.problems import Problem, ProblemFormatError, problem_from_multipl_e
-
-log = logging.getLogger(__name__)
 
 CompletionMap = dict[str, list[str]]   # problem id -> completions, in sample order
 MULTIPL_E_SUFFIX = ".json.gz"

@@ -8,7 +8,6 @@ and those whose last result was an infra failure (those are retried, never count
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Sequence
 
 from reward_server.client import RewardClient
@@ -16,8 +15,6 @@ from reward_server.evaluation.completions import CompletionMap
 from reward_server.evaluation.problems import Problem
 from reward_server.evaluation.results import ResultRecord, ResultStore, candidate_id
 from reward_server.pb import reward_pb2
-
-log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
-import logging
 import tomllib
 from collections.abc import Sequence
 from typing import Any
@@ -19,8 +18,6 @@ from typing import Any
 from reward_server.client import RewardClient
 from reward_server.evaluation.problems import HUMANEVAL_STOP, humaneval_tests
 from reward_server.pb import reward_pb2
-
-log = logging.getLogger(__name__)
 
 # case name -> the verdict it must get ("broken" takes the language's own `broken_verdict`)
 EXPECTED = {"good": "PASS", "wrong": "WRONG_ANSWER", "crash": "RUNTIME_ERROR", "loop": "TIMEOUT"}

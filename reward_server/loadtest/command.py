@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 import time
 from pathlib import Path
@@ -22,8 +21,6 @@ from reward_server.loadtest.plot import write_plot
 from reward_server.loadtest.report import build_report, compare, format_table
 from reward_server.loadtest.scrape import ServerWatch, metrics_url, watch
 from reward_server.loadtest.workload import OUTCOMES, Mix, Workload, WorkloadError, parse_weights
-
-log = logging.getLogger(__name__)
 
 
 def _sizes(text: str) -> tuple[int, ...]:
