@@ -28,7 +28,7 @@ from reward_server.evaluation.completions import (
     read_completions_jsonl,
 )
 from reward_server.evaluation.problems import Problem, ProblemFormatError, load_problems_jsonl
-from reward_server.evaluation.results import ResultStore, write_multipl_e_results
+from reward_server.evaluation.results import ResultStore, drop_torn_tail, write_multipl_e_results
 from reward_server.evaluation.runner import latest, pending_work, score
 from reward_server.evaluation.selfcheck import run_self_check
 from reward_server.evaluation.summary import format_table, summarize
@@ -101,6 +101,7 @@ def _completions(args: argparse.Namespace, problems: list[Problem]):
         return read_completions(args.completions)[1]
     sampling = Sampling(args.n, args.temperature, args.top_p, args.max_tokens)
     path = args.output / "completions.jsonl"
+    drop_torn_tail(path)
     have = read_completions_jsonl(path) if path.exists() else {}
     todo = [p for p in problems if len(have.get(p.id, [])) < args.n]
     if todo:
@@ -108,7 +109,8 @@ def _completions(args: argparse.Namespace, problems: list[Problem]):
         generator = (EndpointGenerator(args.endpoint, args.model, sampling, concurrency=args.concurrency)
                      if args.endpoint else VLLMGenerator(args.model, sampling))
         generator.generate(todo, lambda problem, texts: append_completions(path, problem.id, texts))
-    return read_completions_jsonl(path)
+    # a problem cut short by an interruption was sampled again in full: its last n samples are the set
+    return {pid: texts[-args.n:] for pid, texts in read_completions_jsonl(path).items()}
 
 
 def _validate(args: argparse.Namespace) -> str | None:

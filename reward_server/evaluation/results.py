@@ -53,6 +53,17 @@ class ResultRecord:
                    elapsed_s=result.elapsed_s, sandbox=result.sandbox, completion=completion)
 
 
+def drop_torn_tail(path: Path) -> None:
+    """A run killed mid-write leaves a partial last line in a JSONL file: cut it so appends stay aligned."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+        log.warning("%s: dropping a torn last line (%d bytes)", path, len(data) - keep)
+        path.write_bytes(data[:keep])
+
+
 def candidate_id(problem_id: str, sample: int) -> str:
     return f"{problem_id}/{sample}"
 
@@ -62,17 +73,7 @@ class ResultStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._drop_torn_tail()
-
-    def _drop_torn_tail(self) -> None:
-        """A run killed mid-write leaves a partial last line: cut it so appends stay line-aligned."""
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            log.warning("%s: dropping a torn last line (%d bytes)", self.path, len(data) - keep)
-            self.path.write_bytes(data[:keep])
+        drop_torn_tail(path)
 
     def load(self) -> list[ResultRecord]:
         if not self.path.exists():

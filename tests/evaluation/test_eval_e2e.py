@@ -142,8 +142,11 @@ def test_endpoint_generation_is_scored_and_resumed(server_address: str, tmp_path
     assert chat["messages"][0]["role"] == "user" and chat["temperature"] == 0.7
     assert verdicts(out)["add/0"] == "PASS" and verdicts(out)["add/1"] == "RUNTIME_ERROR"
     assert summary["overall"]["scored"] == 6
+    with (out / "completions.jsonl").open("a") as stream:
+        stream.write('{"problem_id": "eq", "compl')   # an interrupted write
     run_eval(server_address, problems, out, *args)
     assert len(FakeOpenAI.requests) == 3          # nothing sampled twice
+    assert len((out / "completions.jsonl").read_text().splitlines()) == 6
 
 
 def test_multipl_e_directory_in_and_out(server_address: str, tmp_path: Path) -> None:
