@@ -15,6 +15,7 @@ from reward_server.client import RewardClient
 from reward_server.evaluation import command as eval_command
 from reward_server.loadtest import command as loadtest_command
 from reward_server.pb import reward_pb2
+from sandboxes.backend import SandboxError
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -23,7 +24,11 @@ def _serve(args: argparse.Namespace) -> int:
     config = ServerConfig(host=args.host, port=args.port, backend=args.backend, workers=args.workers,
                           metrics_port=args.metrics_port, grace_s=args.grace, warm=args.warm,
                           recycle_after=args.recycle_after)
-    asyncio.run(RewardServer(config).serve_until_signalled())
+    try:
+        asyncio.run(RewardServer(config).serve_until_signalled())
+    except (SandboxError, OSError) as exc:  # the sandboxes or the port are unusable: say so and stop
+        logging.getLogger("reward_server").error("cannot serve: %s", exc)
+        return 1
     return 0
 
 

@@ -62,6 +62,13 @@ class RewardServer:
     async def start(self) -> int:
         """Start the pool, then serve; grpc.aio objects are made here, on the loop that runs them."""
         await self.pool.start()
+        try:
+            return await self._serve()
+        except BaseException:
+            await self.pool.close()  # a port that cannot be bound leaves no sandboxes behind
+            raise
+
+    async def _serve(self) -> int:
         self.health = health.aio.HealthServicer()
         self.server = grpc.aio.server(options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -73,9 +80,11 @@ class RewardServer:
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
         reflection.enable_server_reflection((SERVICE_NAME, health_name, reflection.SERVICE_NAME), self.server)
-        self.port = self.server.add_insecure_port(f"{self.config.host}:{self.config.port}")
-        if not self.port:
-            raise OSError(f"cannot bind {self.config.host}:{self.config.port}")
+        address = f"{self.config.host}:{self.config.port}"
+        try:
+            self.port = self.server.add_insecure_port(address)
+        except RuntimeError as exc:  # grpc's way of saying the address is taken or invalid
+            raise OSError(f"cannot bind {address}: {exc}") from None
         await self.server.start()
         if self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
