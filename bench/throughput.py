@@ -29,13 +29,14 @@ BARE_PYTHON = "/usr/bin/python3"
 
 
 def programs(count: int) -> list[tuple[str, str, str]]:
-    """(code, stdin, expected stdout); odd ones print a wrong answer."""
+    """(code, stdin, expected stdout); odd ones print a wrong answer. Each program is distinct, and the server
+    keeps no results (--cache-size 0), so every round really runs every program."""
     rng = random.Random(7)
     cases = []
     for i in range(count):
         n = rng.randint(10, 1000)
         off = i % 2
-        code = f"n = int(input())\nprint(sum(i * i for i in range(n)) + {off})\n"
+        code = f"# program {i}\nn = int(input())\nprint(sum(i * i for i in range(n)) + {off})\n"
         cases.append((code, f"{n}\n", f"{sum(i * i for i in range(n))}\n"))
     return cases
 
@@ -92,8 +93,9 @@ async def equation_rate(client: AsyncRewardClient, batches: int, in_flight: int)
 
 
 def start_server(workers: int) -> tuple[subprocess.Popen, str]:
-    server = subprocess.Popen([sys.executable, "-m", "reward_server", "--log-level", "WARNING", "serve", "--port", "0",
-                               "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "reward_server", "--log-level", "WARNING", "serve", "--port", "0",
+               "--workers", str(workers), "--cache-size", "0"]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     if "listening on" not in line:
         server.kill()

@@ -22,7 +22,8 @@ def _serve(args: argparse.Namespace) -> int:
     from reward_server.server import RewardServer, ServerConfig
 
     config = ServerConfig(host=args.host, port=args.port, backend=args.backend, workers=args.workers,
-                          metrics_port=args.metrics_port, grace_s=args.grace, warm=args.warm,
+                          metrics_port=args.metrics_port, grace_s=args.grace, cache_size=args.cache_size,
+                          warm=args.warm,
                           recycle_after=args.recycle_after)
     try:
         asyncio.run(RewardServer(config).serve_until_signalled())
@@ -78,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--backend", choices=["process", "docker"], default="process",
                        help="process: embedded bubblewrap sandboxes; docker: digest-pinned images "
                             "(sandboxes/images.lock or $REWARD_SANDBOX_LOCK) on $DOCKER_HOST")
+    serve.add_argument("--cache-size", type=int, default=4096,
+                       help="finished code results kept for byte-identical tasks (0: only share in-flight ones)")
     serve.add_argument("--warm", type=int, default=1,
                        help="docker: idle containers kept per pinned language (0 = start one per candidate)")
     serve.add_argument("--recycle-after", type=int, default=100,

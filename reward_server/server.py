@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection
 from reward_server.graders.code import CodeGrader
 from reward_server.metrics import ServerMetrics
 from reward_server.pb import reward_pb2, reward_pb2_grpc
+from reward_server.result_cache import ResultCache
 from reward_server.service import RewardService
 from sandboxes.backend import Backend
 from sandboxes.languages import LanguageTable
@@ -32,6 +33,7 @@ class ServerConfig:
     backend: str = "process"
     workers: int | None = None       # sandbox slots; None = CPU count
     grace_s: float = 30.0            # how long a drain waits for in-flight work
+    cache_size: int = 4096           # finished code results kept for identical tasks (0 = share in-flight only)
     warm: int = 1                    # docker: idle containers kept per pinned language (0 = one per candidate)
     recycle_after: int = 100         # docker: jobs a container serves before it is replaced
     metrics_port: int | None = None  # Prometheus /metrics on this port (0 = any free one); None = not served
@@ -76,7 +78,8 @@ class RewardServer:
             ("grpc.so_reuseport", 0),
         ])
         reward_pb2_grpc.add_RewardServiceServicer_to_server(
-            RewardService(self.table, self.grader, self.pool.backend.name, self.metrics), self.server)
+            RewardService(self.table, self.grader, self.pool.backend.name, self.metrics,
+                          ResultCache(self.config.cache_size)), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
         reflection.enable_server_reflection((SERVICE_NAME, health_name, reflection.SERVICE_NAME), self.server)

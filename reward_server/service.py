@@ -17,6 +17,7 @@ from reward_server.graders.equational import grade_equation
 from reward_server.graders.extraction import ExtractionStyle
 from reward_server.metrics import ServerMetrics
 from reward_server.pb import reward_pb2, reward_pb2_grpc
+from reward_server.result_cache import ResultCache, task_key
 from reward_server.validation import InvalidRequest, validate_request
 from reward_server.verdicts import Verdict
 from sandboxes.languages import LanguageTable, UnknownLanguage
@@ -70,8 +71,10 @@ def result_message(index: int, candidate_id: str, verdict: Verdict, *, detail: s
 
 
 class RewardService(reward_pb2_grpc.RewardServiceServicer):
-    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str, metrics: ServerMetrics) -> None:
+    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str, metrics: ServerMetrics,
+                 cache: ResultCache) -> None:
         self.table = table
+        self.cache = cache
         self.grader = grader
         self.backend_name = backend_name
         self.metrics = metrics
@@ -151,15 +154,18 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
     async def _grade_code(self, index: int, candidate: reward_pb2.Candidate, *, priority: int, caller: str,
                           deadline: float | None) -> reward_pb2.ScoreResult:
         started = time.monotonic()
+        shared = False
         try:
-            grade = await self.grader.grade(code_job(candidate.code), priority=priority, caller=caller,
-                                            deadline=deadline)
+            grade, shared = await self.cache.grade(task_key(candidate.code), lambda: self.grader.grade(
+                code_job(candidate.code), priority=priority, caller=caller, deadline=deadline))
         except Exception as exc:  # one candidate's failure must never sink its batch
             log.exception("grading candidate %d (%s) failed", index, candidate.id)
             grade = CodeGrade(Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}")
         elapsed = time.monotonic() - started
+        self.metrics.cache_lookup(hit=shared)
+        stages = {} if shared else grade.stages  # a shared grading's stages were observed once, by its owner
         self.metrics.observe_result(self._language_label(candidate.code.language), grade.verdict.name,
-                                    total_s=elapsed, queue_s=grade.stages.get("queue"),
-                                    compile_s=grade.stages.get("compile"), run_s=grade.stages.get("run"))
+                                    total_s=elapsed, queue_s=stages.get("queue"),
+                                    compile_s=stages.get("compile"), run_s=stages.get("run"))
         return result_message(index, candidate.id, grade.verdict, detail=grade.detail,
                               extracted=grade.extracted, sandbox=grade.sandbox, elapsed_s=elapsed, tests=grade.tests)

@@ -89,7 +89,10 @@ class Workload:
         outcome = self.rng.choices(list(self.mix.outcomes), weights=list(self.mix.outcomes.values()))[0]
         case = {"pass": "good", "timeout": "loop"}.get(outcome) or self.rng.choice(FAILING_CASES)
         expected = programs["broken_verdict"] if case == "broken" else EXPECTED[case]
-        task = reward_pb2.CodeTask(language=key, completion=programs[case], io_tests=self._io,
+        # every candidate is a distinct task (its own operands), so the server's result cache cannot answer it
+        a, b = self.rng.randint(-10**6, 10**6), self.rng.randint(1, 10**6)
+        io_tests = [reward_pb2.IOTest(stdin=f"{a} {b}\n", expected_stdout=f"{a + b}\n"), *self._io]
+        task = reward_pb2.CodeTask(language=key, completion=programs[case], io_tests=io_tests,
                                    comparator=reward_pb2.EXACT,
                                    timeout_s=self.mix.timeout_s if case == "loop" else 0.0)
         return Planned(reward_pb2.Candidate(id=candidate_id, code=task), key, expected)
