@@ -6,6 +6,7 @@
  *
  * usage: launcher CGROUP_PROCS_FILE... -- CPU_S FSIZE_BYTES NOFILE NPROC AS_BYTES UID -- PROGRAM ARGS...
  * Each limit is a number or "unlimited" (soft = hard). Any failure exits 125 before PROGRAM runs.
+ * Standard streams that are pipes are handed to UID.
  * Built by sandboxes/backends/process.py at start: gcc -O2 -static.
  */
 #define _GNU_SOURCE
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void fail(const char *what, const char *arg) {
@@ -57,6 +59,12 @@ int main(int argc, char **argv) {
     set_limit(RLIMIT_CORE, "0");
     uid_t uid = (uid_t)parse_limit(limits[5]);
     if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[5]); }
+    /* The std pipes were made by the (root) server: give them to the slot uid, or reopening them
+     * through /dev/stdin (fs.readFileSync("/dev/stdin"), a common idiom) fails with EACCES. */
+    for (int fd = 0; fd <= 2; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && fchown(fd, uid, uid) != 0) fail("chown", "std pipe");
+    }
     if (setgroups(0, NULL) != 0) fail("setgroups", "");
     if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[5]);
     if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[5]);
