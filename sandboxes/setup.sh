@@ -8,17 +8,8 @@ packages=(
   g++ gfortran gdc default-jdk-headless nodejs node-typescript golang-go rustc
   ruby php-cli perl lua5.4 r-base-core mono-mcs mono-runtime scala kotlin ocaml-nox racket
 )
-missing=()
 command -v npm >/dev/null || packages+=(npm)
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo_cmd=""
-  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$(dirname "$0")/apt_install.sh" "${packages[@]}"
 # Node's type definitions for tsc (languages.toml: typescript --typeRoots), so stdin programs that use
 # require/process type-check; the version matches Debian's TypeScript 4.8.
 types_dir=/usr/local/lib/reward-sandbox/typescript
