@@ -65,8 +65,16 @@ LAUNCHER_SOURCE = pathlib.Path(__file__).resolve().parent.parent / "launcher.c"
 _SIGNAL_EXIT = 128
 
 
+# The devices programs use, bound one by one: bwrap's --dev (a /dev tmpfs, more nodes, devpts) costs
+# ~1.1 ms more CPU per run (measured) and adds only ttys and /dev/full. /dev/shm (POSIX semaphores,
+# multiprocessing) is a directory on the sandbox's own root tmpfs, charged to its memory cgroup.
+_DEVICES = ("null", "zero", "random", "urandom")
+_STD_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
+              ("/proc/self/fd/2", "/dev/stderr"))
+
+
 def _system_mounts() -> list[str]:
-    """Read-only system directories (merged-/usr symlinks kept as symlinks), fresh /proc and /dev."""
+    """Read-only system directories (merged-/usr symlinks kept as symlinks), fresh /proc, minimal /dev."""
     args = ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = pathlib.Path("/", name)
@@ -74,7 +82,12 @@ def _system_mounts() -> list[str]:
             args += ["--symlink", os.readlink(path), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
-    return [*args, "--proc", "/proc", "--dev", "/dev"]
+    args += ["--proc", "/proc"]
+    for device in _DEVICES:
+        args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for target, link in _STD_LINKS:
+        args += ["--symlink", target, link]
+    return [*args, "--dir", "/dev/shm"]
 
 
 def _which(program: str) -> str | None:
