@@ -1,14 +1,15 @@
 """The embedded `process` backend: host toolchains, each run in fresh bubblewrap namespaces.
 
 Why it looks the way it does (measured on the target machines):
-- Each pool slot runs as its own unprivileged uid, so RLIMIT_NPROC binds per slot; uids are claimed
-  with a lock file each (UID_LOCK_DIR), so several servers (or test runs) on one host never share one,
-  and in its own pre-created cgroup v1 `memory` and `pids` groups (real memory: RLIMIT_AS breaks the
-  JVM, node, Go, rustc and mono, so it is only added where the table says it is safe).
+- Each pool slot runs as its own unprivileged uid, so RLIMIT_NPROC binds per slot (uids are claimed
+  with a lock file each in UID_LOCK_DIR, so several servers or test runs on one host never share one),
+  and in its own pre-created cgroup v1 `memory` and `pids` groups. Memory is limited by the cgroup:
+  RLIMIT_AS breaks the JVM, node, Go, rustc and mono, so it is only added where the table says so.
 - A run is one exec chain with no Python in the child: a tiny static launcher (sandboxes/launcher.c,
   built at start) joins the slot's cgroups, sets the rlimits and drops to the slot uid with no new
-  privileges, then execs `bwrap` (new user/pid/net/ipc/uts/cgroup namespaces, read-only system, only
-  the workspace writable). It costs ~3 ms of CPU less per run than `sh` + `setpriv` doing the same.
+  privileges, then execs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, /usr and /etc read-only,
+  writable only the workspace, its /tmp and the sandbox's own throwaway root. The launcher costs ~3 ms
+  of CPU less per run than `sh` + `setpriv` doing the same.
 - The program is pid 1 of its pid namespace (`--as-pid-1`): when it exits the kernel kills everything
   it left behind, and bwrap itself reaps it (no zombie outlives the run to eat the slot's pids budget).
   Nothing inside the namespace can signal pid 1, so a SIGKILL death is either the OOM killer (seen in
@@ -16,8 +17,8 @@ Why it looks the way it does (measured on the target machines):
 - bwrap reports on a status pipe whether the program ran and how it exited: no report means the sandbox
   failed to start, which is never blamed on the program (a program cannot forge it on stderr).
 - Each slot's workspaces live on a tmpfs of its own, so whatever a program writes is charged to its
-  memory cgroup and bounded, never to the host disk. What a killed server leaves behind (mounts,
-  cgroups) is removed by the next one to start (sandboxes/instances.py); its sandboxes die with it.
+  memory cgroup and bounded, never to the host disk. Sandboxes die with the server (PDEATHSIG); what a
+  killed server leaves behind (mounts, cgroups) is removed by the next one to start (instances.py).
 """
 
 from __future__ import annotations
@@ -168,6 +169,10 @@ class ProcessBackend:
             if path is None:
                 return SandboxInfo(False, f"{program} not found on {FIXED_PATH}", "", "")
             binaries.append(os.path.realpath(path))
+        for argument in (*(language.compile or ())[1:], *language.run[1:]):
+            for part in argument.split(":"):  # class paths name several
+                if part.startswith("/") and not os.path.exists(part):
+                    return SandboxInfo(False, f"{part} (named by the {language.key} commands) does not exist", "", "")
         env = {**BASE_ENV, **language.env, "HOME": tempfile.gettempdir()}
         try:
             done = subprocess.run([_which(language.version[0]), *language.version[1:]], capture_output=True,

@@ -299,6 +299,14 @@ async def test_missing_program_is_a_sandbox_error_not_the_programs_fault(backend
     assert result.status is RunStatus.SANDBOX_ERROR and result.exit_code is None
 
 
+def test_a_missing_path_named_by_the_commands_is_not_ready(backend) -> None:
+    language = Language(key="needs-types", source_file="main.py", run=("/usr/bin/python3", "-X", "{source}"),
+                        compile=("/usr/bin/python3", "--root", "/nonexistent/types:/usr"),
+                        version=("/usr/bin/python3", "--version"))
+    info = backend.describe(language)
+    assert not info.ready and "/nonexistent/types" in info.reason
+
+
 @pytest.mark.asyncio
 async def test_program_cannot_forge_a_sandbox_error(backend, table) -> None:
     source = "import sys\nsys.stderr.write('bwrap: Can\\'t find source path /x: No such file or directory\\n')\n" \
