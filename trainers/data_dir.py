@@ -1,4 +1,8 @@
-"""Where the offline data lives: an explicit path, else $REWARD_DATA_DIR, else ../shared/data beside the repo."""
+"""Where the offline data lives: an explicit path, else $REWARD_DATA_DIR, else the copy shipped in trainers/data.
+
+trainers/data holds public data copied unchanged (equational laws, their implication matrix, SAIR Stage 1
+examples); provenance and licences are in trainers/data/SOURCE.md.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import os
 from pathlib import Path
 
 ENV_VAR = "REWARD_DATA_DIR"
-DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DEFAULT = Path(__file__).resolve().parent / "data"
 
 
 def data_dir(path: str | os.PathLike[str] | None = None) -> Path:

@@ -34,7 +34,7 @@ class ScriptArguments:
     dtype: str = field(default="auto", metadata={"help": "torch dtype for the policy, e.g. bfloat16"})
     server: str | None = field(default=None, metadata={"help": "HOST:PORT[,HOST:PORT...]; default $REWARD_SERVER"})
     data_dir: str | None = field(default=None, metadata={
-        "help": "offline data (equational matrix, SAIR template); default $REWARD_DATA_DIR, else ../shared/data"})
+        "help": "offline data (equational matrix, SAIR template); default $REWARD_DATA_DIR, else trainers/data"})
     multipl_e: list[str] = field(default_factory=list, metadata={
         "help": "MultiPL-E sources: a .jsonl/.json file, or hub NAME:CONFIG (e.g. nuprl/MultiPL-E:humaneval-lua)"})
     lcb: list[str] = field(default_factory=list, metadata={

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from reward_server.evaluation.benchmarks import BenchmarkError, BenchmarkOptions, load_benchmark
+from trainers.data_dir import DEFAULT as DATA_DIR
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = DATA_DIR
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> str:
@@ -39,7 +40,6 @@ def test_livecodebench_rows_one_problem_per_language(tmp_path: Path) -> None:
     assert "Sum two integers." in problems[0].chat[-1]["content"]
 
 
-@pytest.mark.skipif(not (SHARED / "sair-stage1").is_dir(), reason="offline SAIR data not present")
 def test_sair_rows_with_the_shared_template() -> None:
     options = BenchmarkOptions(source=str(SHARED / "sair-stage1" / "problems_hard3_20.jsonl"),
                                sair_template=SHARED / "sair-stage1" / "example_complete_prompt.txt")

@@ -7,7 +7,6 @@ import json
 import random
 import re
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -17,8 +16,9 @@ from reward_server.graders import equational
 from reward_server.graders.equational import extract_verdict, grade_equation
 from reward_server.verdicts import Verdict
 from tests.graders.sair_reading import read_verdict
+from trainers.data_dir import DEFAULT as DATA_DIR
 
-SAIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "sair-stage1"
+SAIR = DATA_DIR / "sair-stage1"
 
 
 @pytest.mark.parametrize(

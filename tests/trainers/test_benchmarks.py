@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 
 from trainers import benchmarks, prompts
+from trainers.data_dir import DEFAULT as DATA_DIR
 from trainers.data_dir import data_dir
 from trainers.equational import FALSE, NUM_LAWS, TRUE, UNKNOWN, load_outcomes, sample_problems
 from trainers.splits import HELDOUT, TRAIN, split_of
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
+DATA = DATA_DIR
 SAIR_JSONL = DATA / "sair-stage1" / "problems_hard3_20.jsonl"
 SAIR_TEMPLATE = DATA / "sair-stage1" / "example_complete_prompt.txt"
 

@@ -20,12 +20,13 @@ from tokenizers import trainers as bpe
 from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
 
 from trainers import grpo
+from trainers.data_dir import DEFAULT as DATA_DIR
 from trainers.splits import HELDOUT, split_of
 
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
-SAIR_JSONL = ROOT.parent / "shared" / "data" / "sair-stage1" / "problems_hard3_20.jsonl"
+SAIR_JSONL = DATA_DIR / "sair-stage1" / "problems_hard3_20.jsonl"
 CHAT_TEMPLATE = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
                  "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
 KLINGON = "HumanEval_53_add_klingon"
