@@ -5,15 +5,15 @@ Why it looks the way it does (measured on the target machines):
   with a lock file each in UID_LOCK_DIR, so several servers or test runs on one host never share one),
   and in its own pre-created cgroup v1 `memory` and `pids` groups. Memory is limited by the cgroup:
   RLIMIT_AS breaks the JVM, node, Go, rustc and mono, so it is only added where the table says so.
-- A run is one exec chain with no Python in the child: a tiny static launcher (sandboxes/launcher.c,
-  built at start) joins the slot's cgroups, sets the rlimits and drops to the slot uid with no new
-  privileges, then execs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, /usr and /etc read-only,
-  writable only the workspace, its /tmp and the sandbox's own throwaway root. The launcher costs ~3 ms
-  of CPU less per run than `sh` + `setpriv` doing the same.
-- The program is pid 1 of its pid namespace (`--as-pid-1`): when it exits the kernel kills everything
-  it left behind, and bwrap itself reaps it (no zombie outlives the run to eat the slot's pids budget).
-  Nothing inside the namespace can signal pid 1, so a SIGKILL death is either the OOM killer (seen in
-  the cgroup's counter), us, or the CPU-time limit.
+- A run is one exec with no Python in the child: a tiny static launcher (sandboxes/launcher.c, built at
+  start) joins the slot's cgroups, sets the rlimits, drops to the slot uid with no new privileges and
+  runs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, /usr and /etc read-only, writable only the
+  workspace, its /tmp and the sandbox's own throwaway root. The launcher costs ~3 ms of CPU less per
+  run than `sh` + `setpriv` doing the same, and as a subreaper it reaps bwrap's init at once (no zombie
+  outlives the run to eat the slot's pids budget).
+- When the program exits, its pid namespace dies with it: nothing it left running survives the run.
+  The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
+  the memory cgroup's counter moved.
 - bwrap reports on a status pipe whether the program ran and how it exited: no report means the sandbox
   failed to start, which is never blamed on the program (a program cannot forge it on stderr).
 - Each slot's workspaces live on a tmpfs of its own, so whatever a program writes is charged to its
@@ -64,6 +64,7 @@ BASE_ENV = {"PATH": FIXED_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF
 
 LAUNCHER_SOURCE = pathlib.Path(__file__).resolve().parent.parent / "launcher.c"
 _SIGNAL_EXIT = 128
+_OUR_PROCESSES = 3              # the launcher, bwrap and bwrap's init share the slot's process budget
 
 
 # The devices programs use, bound one by one: bwrap's --dev (a /dev tmpfs, more nodes, devpts) costs
@@ -369,7 +370,7 @@ class ProcessBackend:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            slot.cgroup.set_limits(limits.memory_mb << 20, limits.max_processes + 1)
+            slot.cgroup.set_limits(limits.memory_mb << 20, limits.max_processes + _OUR_PROCESSES)
             ooms_before = slot.cgroup.oom_kills()
         except (CgroupError, OSError) as e:
             return _sandbox_error(f"cgroup: {e}", loop.time() - started)
@@ -414,10 +415,10 @@ class ProcessBackend:
         address_space_bytes = str((limits.memory_mb * 4 + 1024) << 20) if address_space else "unlimited"
         return [
             self._tools["launcher"], *slot.cgroup.procs_files, "--",
-            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(limits.max_processes + 1),
+            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(limits.max_processes + _OUR_PROCESSES),
             address_space_bytes, str(slot.uid), "--",
             self._tools["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-            "--as-pid-1", "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
+            "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
             *self._mounts,
             "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp", "--chdir", SANDBOX_DIR,
             "--", *argv,
@@ -425,11 +426,11 @@ class ProcessBackend:
 
     @staticmethod
     def _kill(slot: _Slot, transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoop) -> None:
-        """Kill the program (pid 1 of its namespace takes everything else with it); bwrap then reaps it.
+        """Kill everything under the launcher (bwrap, its init, the program); the launcher reaps them.
 
-        Killing bwrap first would orphan the program's zombie to the host's init, where it would keep
-        counting against the slot's pids limit. bwrap itself is killed only if it has not started the
-        program yet, or does not exit soon after.
+        Killing the launcher first would orphan their zombies to the host's init, where they would keep
+        counting against the slot's pids limit. The launcher itself is killed only if it has not started
+        bwrap yet, or does not exit soon after.
         """
         outer_pid = transport.get_pid()
         try:
@@ -504,7 +505,7 @@ def _classify(stop_reason: str | None, oomed: bool, report: dict, stderr: bytes,
         if marker is None:
             return RunStatus.OK, ""
         return RunStatus.EXIT_NONZERO, f"exited 0 but stderr reports failure ({marker!r})"
-    if exit_code == _SIGNAL_EXIT + signal.SIGKILL or exit_code == _SIGNAL_EXIT + signal.SIGXCPU:
+    if exit_code == _SIGNAL_EXIT + signal.SIGXCPU:
         return RunStatus.TIMEOUT, "CPU-time limit"
     if exit_code == _SIGNAL_EXIT + signal.SIGXFSZ or hit_file_limit():
         return RunStatus.OUTPUT_LIMIT, "file-size limit"
@@ -557,7 +558,7 @@ def _kill_quietly(pid: int) -> None:
 
 
 async def _sweep(cgroup: SlotCgroup) -> None:
-    """Kill whatever is left in a slot's groups (nothing, normally: the pid namespace died with pid 1)."""
+    """Kill whatever is left in a slot's groups (nothing, normally: the pid namespace died with its init)."""
     for _ in range(500):
         members = cgroup.members()
         if not members:
