@@ -7,8 +7,8 @@ Why it looks the way it does (measured on the target machines):
   RLIMIT_AS breaks the JVM, node, Go, rustc and mono, so it is only added where the table says so.
 - A run is one exec with no Python in the child: a tiny static launcher (sandboxes/launcher.c, built at
   start) joins the slot's cgroups, sets the rlimits, drops to the slot uid with no new privileges and
-  runs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, /usr and /etc read-only, writable only the
-  workspace, its /tmp and the sandbox's own throwaway root. The launcher costs ~3 ms of CPU less per
+  runs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, everything read-only but the workspace,
+  its /tmp and /dev/shm. The launcher costs ~3 ms of CPU less per
   run than `sh` + `setpriv` doing the same, and as a subreaper it reaps bwrap's init at once (no zombie
   outlives the run to eat the slot's pids budget).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
@@ -69,7 +69,7 @@ _OUR_PROCESSES = 3              # the launcher, bwrap and bwrap's init share the
 
 # The devices programs use, bound one by one: bwrap's --dev (a /dev tmpfs, more nodes, devpts) costs
 # ~1.1 ms more CPU per run (measured) and adds only ttys and /dev/full. /dev/shm (POSIX semaphores,
-# multiprocessing) is a directory on the sandbox's own root tmpfs, charged to its memory cgroup.
+# multiprocessing) is a tmpfs of its own, charged to the sandbox's memory cgroup.
 _DEVICES = ("null", "zero", "random", "urandom")
 _STD_LINKS = (("/proc/self/fd", "/dev/fd"), ("/proc/self/fd/0", "/dev/stdin"), ("/proc/self/fd/1", "/dev/stdout"),
               ("/proc/self/fd/2", "/dev/stderr"))
@@ -89,7 +89,7 @@ def _system_mounts() -> list[str]:
         args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
     for target, link in _STD_LINKS:
         args += ["--symlink", target, link]
-    return [*args, "--dir", "/dev/shm"]
+    return [*args, "--tmpfs", "/dev/shm"]
 
 
 def _which(program: str) -> str | None:
@@ -421,6 +421,7 @@ class ProcessBackend:
             "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
             *self._mounts,
             "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp", "--chdir", SANDBOX_DIR,
+            "--remount-ro", "/",
             "--", *argv,
         ]
 

@@ -206,9 +206,9 @@ async def test_no_network(backend, table) -> None:
 
 @pytest.mark.asyncio
 async def test_system_is_read_only_and_host_paths_are_invisible(backend, table) -> None:
-    for path in ("/usr/evil", "/etc/evil", "/bin/evil"):
+    for path in ("/usr/evil", "/etc/evil", "/bin/evil", "/evil", "../evil", "/dev/evil", "/proc/sys/kernel/evil"):
         result = await run_python(backend, table, f"open({path!r}, 'w')")
-        assert result.status is RunStatus.EXIT_NONZERO and b"Read-only file system" in result.stderr, path
+        assert result.status is RunStatus.EXIT_NONZERO and result.stderr.strip(), path
     here = pathlib.Path(__file__).resolve()
     for path in (str(here), "/root", "/home", "/work", str(backend._slots[0].root)):
         result = await run_python(backend, table, f"import os\nprint(os.path.exists({path!r}))")
