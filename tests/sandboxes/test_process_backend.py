@@ -395,3 +395,17 @@ def test_a_killed_server_takes_its_sandboxes_along_and_the_next_start_cleans_up(
 
 def _processes_of(uid: int) -> list[str]:
     return [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == uid]
+
+
+@pytest.mark.asyncio
+async def test_slots_run_concurrently_without_mixing_up_results(backend, table) -> None:
+    python = table.resolve("python")
+
+    async def candidate(slot: int) -> list[bytes]:
+        source = f"import sys\nprint({slot}, sys.stdin.read())"
+        async with backend.workspace(python, source, slot) as workspace:
+            return [(await workspace.run(str(i).encode(), LIMITS, None)).stdout for i in range(5)]
+
+    outputs = await asyncio.gather(*(candidate(slot) for slot in range(len(backend._slots))))
+    for slot, stdouts in enumerate(outputs):
+        assert stdouts == [f"{slot} {i}\n".encode() for i in range(5)]
