@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import time
 import uuid
@@ -39,6 +40,8 @@ COMPARATORS = {
     reward_pb2.LCB: Comparator.LCB,
 }
 VERDICTS = {verdict: reward_pb2.Verdict.Value(verdict.name) for verdict in Verdict}
+# (proto enum value, reward) per verdict: looked up once per equation instead of recomputed
+EQUATION_FIELDS = {verdict: (VERDICTS[verdict], verdict.reward) for verdict in Verdict}
 
 
 def code_job(task: reward_pb2.CodeTask) -> CodeJob:
@@ -88,30 +91,39 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
 
     async def Score(self, request: reward_pb2.ScoreRequest,
                     context: grpc.aio.ServicerContext) -> reward_pb2.ScoreResponse:
-        results = [None] * len(request.candidates)
-        async for result in self._score(request, context, "Score"):
-            results[result.index] = result
+        async with self._batch(request, context, "Score") as (results, code_tasks):
+            for finished in asyncio.as_completed(code_tasks):
+                result = await finished
+                results[result.index] = result
         return reward_pb2.ScoreResponse(results=results)
 
     async def ScoreStream(self, request: reward_pb2.ScoreRequest,
                           context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
-        async for result in self._score(request, context, "ScoreStream"):
-            yield result
+        async with self._batch(request, context, "ScoreStream") as (results, code_tasks):
+            for result in results:
+                if result is not None:
+                    yield result
+            for finished in asyncio.as_completed(code_tasks):
+                yield await finished
 
     async def ListLanguages(self, request: reward_pb2.ListLanguagesRequest,
                             context: grpc.aio.ServicerContext) -> reward_pb2.ListLanguagesResponse:
         languages = []
-        for language in self.table:
-            info = self.grader.pool.describe(language)
+        infos = await asyncio.gather(*(self.grader.pool.describe(language) for language in self.table))
+        for language, info in zip(self.table, infos, strict=True):
             languages.append(reward_pb2.Language(
                 key=language.key, aliases=language.aliases, version=info.version, sandbox=info.sandbox_id,
                 ready=info.ready and info.pinned,
                 reason=info.reason or ("" if info.pinned else "no pinned image digest")))
         return reward_pb2.ListLanguagesResponse(backend=self.backend_name, languages=languages)
 
-    async def _score(self, request: reward_pb2.ScoreRequest, context: grpc.aio.ServicerContext,
-                     method: str) -> AsyncIterator[reward_pb2.ScoreResult]:
-        """Every candidate's result, equations at once and code as each finishes."""
+    @contextlib.asynccontextmanager
+    async def _batch(self, request: reward_pb2.ScoreRequest, context: grpc.aio.ServicerContext, method: str
+                     ) -> AsyncIterator[tuple[list[reward_pb2.ScoreResult | None], list[asyncio.Future]]]:
+        """Validate, grade the equations at once and start the code candidates; on exit cancel what is left.
+
+        Yields (results in request order, None where a code candidate is still running; the running ones).
+        """
         request_id = uuid.uuid4().hex[:12]
         try:
             validate_request(request)
@@ -122,27 +134,30 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         priority = request.priority or reward_pb2.TRAINING
         caller = request.caller or context.peer()
         remaining = context.time_remaining()
-        loop = asyncio.get_running_loop()
-        deadline = None if remaining is None else loop.time() + remaining - DEADLINE_MARGIN_S
-        code_tasks = []
+        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining - DEADLINE_MARGIN_S
+        results: list[reward_pb2.ScoreResult | None] = []
+        code_tasks: list[asyncio.Future] = []
+        equations: list[Verdict] = []
         self.metrics.request_started(method)
         try:
-            equations: collections.Counter[str] = collections.Counter()
             for index, candidate in enumerate(request.candidates):
                 if candidate.HasField("equation"):  # the hot path: tens of thousands a second, kept lean
                     task = candidate.equation
                     verdict, extracted = grade_equation(task.response, task.expected)
-                    equations[verdict.name] += 1
-                    yield reward_pb2.ScoreResult(id=candidate.id, index=index, verdict=VERDICTS[verdict],
-                                                 extracted=extracted, reward=verdict.reward)
+                    equations.append(verdict)
+                    value, reward = EQUATION_FIELDS[verdict]
+                    results.append(reward_pb2.ScoreResult(id=candidate.id, index=index, verdict=value,
+                                                          extracted=extracted, reward=reward))
                 else:
+                    results.append(None)
                     self.metrics.candidates_received(self._language_label(candidate.code.language))
                     code_tasks.append(asyncio.ensure_future(
                         self._grade_code(index, candidate, priority=priority, caller=caller, deadline=deadline)))
             if equations:
-                self.metrics.observe_batch("equation", equations, time.monotonic() - started)
-            for finished in asyncio.as_completed(code_tasks):
-                yield await finished
+                counts = collections.Counter(equations)
+                self.metrics.observe_batch("equation", {v.name: n for v, n in counts.items()},
+                                           time.monotonic() - started)
+            yield results, code_tasks
         finally:
             for task in code_tasks:
                 task.cancel()

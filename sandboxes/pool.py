@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import os
@@ -27,6 +28,7 @@ class SandboxPool:
     def __init__(self, backend: Backend, slots: int | None = None, max_queue: int = 100_000) -> None:
         self.backend = backend
         self.scheduler = FairScheduler(slots or default_slots(), max_queue)
+        self._infos: dict[str, SandboxInfo] = {}
 
     async def start(self) -> None:
         await self.backend.start(self.scheduler.slots)
@@ -34,8 +36,13 @@ class SandboxPool:
     async def close(self) -> None:
         await self.backend.close()
 
-    def describe(self, language: Language) -> SandboxInfo:
-        return self.backend.describe(language)
+    async def describe(self, language: Language) -> SandboxInfo:
+        """The backend's answer, probed once per language in a thread: a probe runs the toolchain's version
+        command (kotlinc takes seconds) or asks the engine, and must never stall the event loop."""
+        info = self._infos.get(language.key)
+        if info is None:
+            info = self._infos[language.key] = await asyncio.to_thread(self.backend.describe, language)
+        return info
 
     def stats(self) -> PoolStats:
         return PoolStats(self.scheduler.slots, self.scheduler.busy, self.scheduler.queued)

@@ -102,7 +102,7 @@ class CodeGrader:
             language = self.table.resolve(job.language)
         except UnknownLanguage:
             return CodeGrade(Verdict.INFRA_UNKNOWN_LANGUAGE, f"unknown language {job.language!r}")
-        info = self.pool.describe(language)
+        info = await self.pool.describe(language)
         if not info.pinned:
             return CodeGrade(Verdict.INFRA_UNPINNED_LANGUAGE, f"{language.key}: no pinned image digest",
                              sandbox=info.sandbox_id)
