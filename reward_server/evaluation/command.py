@@ -15,6 +15,7 @@ import logging
 import sys
 from pathlib import Path
 
+from reward_server.cli_types import positive_ints
 from reward_server.client import RewardClient
 from reward_server.evaluation.benchmarks import NAMES, BenchmarkError, BenchmarkOptions, load_benchmark
 from reward_server.evaluation.chart import write_chart
@@ -39,13 +40,7 @@ DEFAULT_KS = (1, 10, 100)
 
 
 def _ks(text: str) -> list[int]:
-    try:
-        ks = sorted({int(k) for k in text.split(",") if k.strip()})
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"-k wants integers like 1,10: {text!r}") from None
-    if not ks or ks[0] < 1:
-        raise argparse.ArgumentTypeError("-k values must be >= 1")
-    return ks
+    return sorted(set(positive_ints(text)))
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from reward_server.cli_types import positive_ints
 from reward_server.client import AsyncRewardClient, ServerUnavailable
 from reward_server.evaluation.selfcheck import load_cases
 from reward_server.loadtest.driver import Driver, Limits
@@ -21,16 +22,6 @@ from reward_server.loadtest.plot import write_plot
 from reward_server.loadtest.report import build_report, compare, format_table
 from reward_server.loadtest.scrape import ServerWatch, metrics_url, watch
 from reward_server.loadtest.workload import OUTCOMES, Mix, Workload, WorkloadError, parse_weights
-
-
-def _sizes(text: str) -> tuple[int, ...]:
-    try:
-        sizes = tuple(int(s) for s in text.split(",") if s.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"batch sizes must be integers: {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError("batch sizes must be >= 1")
-    return sizes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -46,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--languages", default="python", help="weights, e.g. python=3,cpp=1 (server keys or aliases)")
     p.add_argument("--mix", default="pass=0.6,fail=0.3,timeout=0.1", help="shares of pass, fail, timeout")
     p.add_argument("--equation-share", type=float, default=0.0, help="fraction of equational candidates")
-    p.add_argument("--batch-sizes", type=_sizes, default=(16,), help="comma-separated; each batch draws one")
+    p.add_argument("--batch-sizes", type=positive_ints, default=(16,), help="comma-separated; each batch draws one")
     p.add_argument("--timeout-s", type=float, default=1.0, help="limit for the timing-out programs")
     p.add_argument("--metrics", default=None,
                    help="the servers' metrics endpoints, HOST:PORT or URL, comma-separated (pool utilisation)")

@@ -1,0 +1,16 @@
+"""Argument types the subcommands share."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def positive_ints(text: str) -> tuple[int, ...]:
+    """`1,10,100` -> (1, 10, 100); an argparse error names what is wrong."""
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers like 1,10: {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"expected integers >= 1: {text!r}")
+    return values
