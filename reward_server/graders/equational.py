@@ -80,14 +80,21 @@ def _strip_markdown(text: str) -> str:
     return text
 
 
-def _closing_brace(text: str, start: int) -> int | None:
-    """Index of the brace closing the one opened just before `start`; None when unbalanced."""
-    depth = 1
-    for match in _BRACE.finditer(text, start):
-        depth += 1 if match.group() == "{" else -1
-        if depth == 0:
-            return match.start()
-    return None
+def _closing_braces(text: str) -> dict[int, int]:
+    """Each opening brace's index -> the index of the brace that closes it (unbalanced ones are absent).
+
+    One pass for the whole text: scanning forward from every `\\boxed{` instead costs quadratic time, and
+    a degenerate response of repeated unclosed `\\boxed{` would stall the server for minutes.
+    Pairing with a stack is the same as counting depth forward from each opening brace.
+    """
+    closing: dict[int, int] = {}
+    open_at: list[int] = []
+    for match in _BRACE.finditer(text):
+        if match.group() == "{":
+            open_at.append(match.start())
+        elif open_at:
+            closing[open_at.pop()] = match.start()
+    return closing
 
 
 def _boxed_value(content: str) -> bool | None:
@@ -109,8 +116,10 @@ def _boxed_value(content: str) -> bool | None:
 def _latest_boxed(text: str) -> bool | None:
     if "\\" not in text:
         return None
-    for match in reversed(list(_BOXED_START.finditer(text))):
-        end = _closing_brace(text, match.end())
+    starts = list(_BOXED_START.finditer(text))
+    closing = _closing_braces(text) if starts else {}
+    for match in reversed(starts):
+        end = closing.get(match.end() - 1)
         if end is not None:
             value = _boxed_value(text[match.end():end])
             if value is not None:

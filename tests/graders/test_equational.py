@@ -227,3 +227,10 @@ def test_fast_reading_agrees_with_literal_reading() -> None:
 def test_agreement_on_arbitrary_text(prefix: str, fragment: str, suffix: str) -> None:
     response = prefix + fragment + suffix
     assert extract_verdict(response) is read_verdict(response)
+
+
+@pytest.mark.timeout(60)  # a hang guard, not a speed check: the quadratic scan took ~90 s for 20,000 repeats
+def test_degenerate_repeated_boxed_is_graded_in_linear_time() -> None:
+    assert extract_verdict("\\boxed{" * 200_000) is None
+    assert extract_verdict("\\boxed{TRUE} " + "\\boxed{" * 200_000) is True
+    assert extract_verdict("\\boxed{" * 200_000 + "FALSE}") is False  # the innermost box closes: it counts
