@@ -195,3 +195,15 @@ def test_compile_errors(client: RewardClient, ready: set[str]) -> None:
     for key, result in zip(keys, results, strict=True):
         assert verdict_name(result) == "COMPILE_ERROR", (key, result)
         assert result.reward == 0.0 and result.detail, (key, result)
+
+
+def test_megabytes_of_output_are_compared_in_full(client: RewardClient) -> None:
+    """Large outputs take the threaded comparison path; the verdicts must be the same as for small ones."""
+    line = "1.000001 " * 10 + "\n"
+    program = f"import sys\nsys.stdout.write({line!r} * 50000)\n"
+    close, off = client.score([
+        python_script("close", program, ("1.000002 " * 10 + "\n") * 50000, comparator=reward_pb2.LENIENT),
+        python_script("off", program, ("1.000002 " * 10 + "\n") * 49999 + "1.1\n", comparator=reward_pb2.LENIENT),
+    ], timeout_s=120)
+    assert verdict_name(close) == "PASS", close
+    assert verdict_name(off) == "WRONG_ANSWER", off
