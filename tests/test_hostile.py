@@ -145,3 +145,11 @@ def test_bad_candidate_never_sinks_its_batch(client: RewardClient) -> None:
         python_script("loop", "while True: pass", "", timeout_s=1),
     ], timeout_s=120)
     assert [verdict_name(r) for r in results] == ["MEMORY_LIMIT", "INFRA_UNKNOWN_LANGUAGE", "PASS", "TIMEOUT"]
+
+
+def test_many_files_left_behind_are_cleaned_up(client: RewardClient) -> None:
+    spray = ("import os\nfor i in range(200000):\n    try:\n        open(f'f{i}', 'w').close()\n"
+             "    except OSError:\n        break\nprint('done')\n")
+    result = score_one(client, python_script("spray", spray, "done", timeout_s=30))
+    assert verdict_name(result) in {"PASS", "TIMEOUT"}, result
+    assert_still_serving(client)

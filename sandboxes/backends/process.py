@@ -314,7 +314,8 @@ class ProcessBackend:
                 if state.cgroup.members():
                     await _sweep(state.cgroup)
             finally:
-                shutil.rmtree(path, ignore_errors=True)
+                # a thread: a program may leave many thousands of files behind, and the loop must not wait
+                await asyncio.to_thread(shutil.rmtree, path, ignore_errors=True)
                 state.busy = False
 
     def _new_workspace_dir(self, slot: _Slot) -> pathlib.Path:
