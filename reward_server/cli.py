@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 from typing import TextIO
 
 from google.protobuf import json_format
@@ -33,26 +35,32 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(path: str, mode: str, default: TextIO) -> TextIO:
-    return default if path == "-" else open(path, mode, encoding="utf-8")
+@contextlib.contextmanager
+def _open(path: str, mode: str, default: TextIO) -> Iterator[TextIO]:
+    """The named file, closed afterwards, or the standard stream for "-" (left open)."""
+    if path == "-":
+        yield default
+        return
+    with open(path, mode, encoding="utf-8") as f:
+        yield f
 
 
 def _score(args: argparse.Namespace) -> int:
-    source = _open(args.input, "r", sys.stdin)
     candidates = []
-    for number, line in enumerate(source, 1):
-        if line.strip():
-            try:
-                candidates.append(json_format.Parse(line, reward_pb2.Candidate()))
-            except json_format.ParseError as exc:
-                print(f"{args.input}:{number}: not a Candidate in protobuf JSON: {exc}", file=sys.stderr)
-                return 2
+    with _open(args.input, "r", sys.stdin) as source:
+        for number, line in enumerate(source, 1):
+            if line.strip():
+                try:
+                    candidates.append(json_format.Parse(line, reward_pb2.Candidate()))
+                except json_format.ParseError as exc:
+                    print(f"{args.input}:{number}: not a Candidate in protobuf JSON: {exc}", file=sys.stderr)
+                    return 2
     with RewardClient(args.server, timeout_s=args.timeout) as client:
         results = client.score(candidates, priority=reward_pb2.Priority.Value(args.priority.upper()))
-    sink = _open(args.output, "w", sys.stdout)
-    for result in results:
-        sink.write(json_format.MessageToJson(result, preserving_proto_field_name=True, indent=None) + "\n")
-    sink.flush()
+    with _open(args.output, "w", sys.stdout) as sink:
+        for result in results:
+            sink.write(json_format.MessageToJson(result, preserving_proto_field_name=True, indent=None) + "\n")
+        sink.flush()
     return 0
 
 
