@@ -6,6 +6,6 @@ cd "$(dirname "$0")"
 sandboxes/setup.sh
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -e '.[dev,train,docker]'
-PYTHON=.venv/bin/python sandboxes/images/setup_docker.sh
+PYTHON=.venv/bin/python sandboxes/backends/docker/setup_docker.sh
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest "$@"

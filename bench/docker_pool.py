@@ -7,7 +7,7 @@ stdin, verdict); the fresh side is `docker run --rm` of `python3 -c PROGRAM` thr
 
     python bench/docker_pool.py [--warm-programs 300] [--fresh-programs 40] [--concurrency 2]
 
-Without --docker-host/--lock it starts a private dockerd and registry (sandboxes/docker_engine.py) and
+Without --docker-host/--lock it starts a private dockerd and registry (sandboxes/backends/docker/engine.py) and
 builds/pins the python image into a temporary lock (cached layers: seconds when already built).
 """
 
@@ -29,11 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reward_server.graders.code import CodeGrader, CodeJob
 from reward_server.verdicts import Verdict
-from sandboxes.backends.docker import DockerBackend
-from sandboxes.docker_engine import private_engine
-from sandboxes.docker_images import build_images
-from sandboxes.docker_lock import ImageLock
-from sandboxes.docker_runtime import SANDBOX_USER, WORKDIR
+from sandboxes.backends.docker.backend import DockerBackend
+from sandboxes.backends.docker.engine import private_engine
+from sandboxes.backends.docker.images import build_images
+from sandboxes.backends.docker.lock import ImageLock
+from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR
 from sandboxes.languages import LanguageTable
 from sandboxes.pool import SandboxPool
 

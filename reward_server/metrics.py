@@ -15,6 +15,8 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from reward_server.verdicts import Verdict
+
 log = logging.getLogger(__name__)
 
 # Sandbox work spans milliseconds (cached, equational) to the 15 s MultiPL-E limit and beyond.
@@ -71,7 +73,7 @@ class ServerMetrics:
                        compile_s: float | None = None, run_s: float | None = None) -> None:
         """One finished candidate; a stage that did not happen (no compile, cache hit) is passed as None."""
         self.verdicts.labels(language, verdict).inc()
-        if verdict.startswith("INFRA_"):
+        if Verdict[verdict].is_infra:
             self.infra_errors.labels(language, verdict).inc()
         self.candidate_seconds.labels(language).observe(total_s)
         for stage, seconds in zip(STAGES, (queue_s, compile_s, run_s), strict=True):

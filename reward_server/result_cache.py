@@ -20,7 +20,7 @@ from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 
 KEPT_VERDICTS = frozenset({Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.COMPILE_ERROR, Verdict.RUNTIME_ERROR,
-                           Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.NO_CODE})
+                           Verdict.MEMORY_LIMIT, Verdict.OUTPUT_LIMIT, Verdict.NO_CODE, Verdict.EXITED_EARLY})
 
 
 def task_key(task: reward_pb2.CodeTask) -> bytes:

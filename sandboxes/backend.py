@@ -1,13 +1,15 @@
 """The contract every sandbox backend (process, docker) fulfils for the pool.
 
 A backend turns (language, source) into a Workspace bound to one pool slot: a private working
-directory in which the program is compiled once and then run once per test.
+directory in which the program is compiled once and then run once per test. Extra files may sit next to
+the source (a call harness's program, a checker's input/output/answer files), and a run may take arguments.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from sandboxes.languages import Language
@@ -27,12 +29,22 @@ class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
 
+def workspace_files(language: Language, source: str, files: Mapping[str, str] | None) -> dict[str, str]:
+    """Every file a workspace starts with, by name: the source under its language's name, then the extra files,
+    whose names must be plain (no directory) and not the source's."""
+    source_name = language.source_name(source)
+    for name in files or {}:
+        if not name or name in (".", "..", source_name) or "/" in name or "\0" in name:
+            raise SandboxError(f"extra file name {name!r} is not a plain file name other than the source's")
+    return {source_name: source, **(files or {})}
+
+
 class Workspace(Protocol):
     async def compile(self, deadline: float | None) -> RunResult | None:
         """Compile the source; None for interpreted languages. deadline is loop.time()-based."""
 
-    async def run(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
-        """Run the (compiled) program once with stdin under limits."""
+    async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
+        """Run the (compiled) program once with stdin under limits; `args` follow the language's run command."""
 
 
 class Backend(Protocol):
@@ -48,6 +60,7 @@ class Backend(Protocol):
         """Release every resource; no process or container is left behind."""
 
     def workspace(
-        self, language: Language, source: str, slot: int
+        self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None
     ) -> contextlib.AbstractAsyncContextManager[Workspace]:
-        """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots)."""
+        """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots); `files` (plain names, not
+        the source's) are written next to the source. Raises SandboxError for a name that is not a plain one."""

@@ -21,11 +21,49 @@ class UnknownLanguage(KeyError):
 
 
 @dataclasses.dataclass(frozen=True)
+class Harness:
+    """Code around a function-style program's tests that writes the end-of-tests marker (`{marker}`) to stderr
+    once they have run to the end, and only then (docs/guards.md). A language lists one per layout its tests
+    come in; the first that fits the tests is used, and tests that none fits run as they are."""
+
+    when: str = ""                  # a regex the tests must match ("": any tests)
+    rewrite: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the tests, which it must match
+    prologue: str = ""              # between the completion and the tests
+    epilogue: str = ""              # after the tests
+
+
+@dataclasses.dataclass(frozen=True)
+class CallHarness:
+    """How a call-based (LiveCodeBench functional) test runs in this language (docs/grading.md): a template of
+    reward_server/graders/call_harness/ that reads the arguments (JSON, one a line) from stdin, calls the function
+    and prints its result after the marker, then writes the marker to stderr; and what it can pass and report."""
+
+    template: str                   # its file name in reward_server/graders/call_harness/
+    values: tuple[str, ...]         # the JSON value kinds (benchmarks/call_values.py) its arguments and results take
+    program_file: str = ""          # the program's own file next to the harness; "": in place of {program}
+    program_prefix: str = ""        # put before the program: what the judge's environment imports
+    solution_class: str = ""        # a regex: the program declares the Solution class ({solution} is then 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Release:
+    """The official release tarball of a toolchain Debian 12 lacks, by exact URL and checksum: what its image
+    unpacks (the host installs Debian packages only)."""
+
+    url: str       # https URL of a .tar.gz
+    sha256: str    # its SHA-256, hex
+    bin: str       # the directory inside the tarball whose programs go on the fixed PATH
+
+
+@dataclasses.dataclass(frozen=True)
 class Language:
     key: str
     source_file: str
     run: tuple[str, ...]
     version: tuple[str, ...]
+    display: str = ""              # what prompts call it ("C++"); the key when empty
+    fence: str = ""                # Markdown fence tag; the key when empty
+    comment: str = "# {}"          # a comment holding {} (a placeholder line in a prompt's code block)
     aliases: tuple[str, ...] = ()
     compile: tuple[str, ...] | None = None
     timeout_s: float = 15.0
@@ -34,13 +72,19 @@ class Language:
     compile_memory_mb: int = 2048
     address_space_limit: bool = False
     env: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    image: str | None = None
     class_named_file: bool = False
     public_decl: str | None = None
     type_decl: str | None = None
     main_decl: str | None = None
     stderr_failure_markers: tuple[str, ...] = ()
     memory_error_markers: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()  # Debian packages of the toolchain, "name" or pinned "name=version"
+    docker_image: bool = False      # `images build` builds it an image from its (pinned) packages
+    release: Release | None = None  # not in Debian 12: the image adds this official release to its packages
+    setup: str = ""                 # shell command run as root after the packages, by setup.sh and in the image
+    harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
+    guard: str = ""                 # function style: a guard of reward_server/graders runs program and tests instead
+    call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
     def compiled(self) -> bool:
@@ -110,7 +154,9 @@ class LanguageTable:
         return len(self._languages)
 
 
-_TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers")
+_TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers",
+                 "packages")
+_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+(?P<pin>=[A-Za-z0-9.+~:-]+)?")
 
 
 def _language_from_toml(key: str, entry: dict) -> Language:
@@ -118,10 +164,66 @@ def _language_from_toml(key: str, entry: dict) -> Language:
     unknown = set(entry) - known
     if unknown:
         raise ValueError(f"language {key}: unknown fields {sorted(unknown)}")
+    _check_packages(key, entry)
     values = {name: tuple(value) if name in _TUPLE_FIELDS else value for name, value in entry.items()}
     if "env" in values:
         values["env"] = dict(values["env"])
+    if "harness" in values:
+        values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
+    if "release" in values:
+        values["release"] = _release_from_toml(key, values["release"])
+    if "call_harness" in values:
+        values["call_harness"] = _call_harness_from_toml(key, values["call_harness"])
     return Language(key=key, **values)
+
+
+def _call_harness_from_toml(key: str, entry: dict) -> CallHarness:
+    try:
+        harness = CallHarness(**{name: tuple(value) if name == "values" else value for name, value in entry.items()})
+    except TypeError as exc:
+        raise ValueError(f"language {key}: a call_harness is {{template, values, ...}}: {exc}") from None
+    re.compile(harness.solution_class)
+    if "/" in harness.template + harness.program_file:
+        raise ValueError(f"language {key}: call_harness files are plain file names")
+    return harness
+
+
+def _release_from_toml(key: str, entry: dict) -> Release:
+    try:
+        release = Release(**entry)
+    except TypeError as exc:
+        raise ValueError(f"language {key}: a release is {{url, sha256, bin}}: {exc}") from None
+    if not release.url.startswith("https://") or not release.url.endswith(".tar.gz"):
+        raise ValueError(f"language {key}: release url {release.url!r} is not an https .tar.gz")
+    if not re.fullmatch(r"[0-9a-f]{64}", release.sha256):
+        raise ValueError(f"language {key}: release sha256 {release.sha256!r} is not 64 hex digits")
+    if release.bin.startswith("/") or ".." in release.bin.split("/"):
+        raise ValueError(f"language {key}: release bin {release.bin!r} is not a path inside the tarball")
+    return release
+
+
+def _harness_from_toml(key: str, entry: dict) -> Harness:
+    known = {f.name for f in dataclasses.fields(Harness)}
+    if set(entry) - known:
+        raise ValueError(f"language {key}: unknown harness fields {sorted(set(entry) - known)}")
+    harness = Harness(**{name: tuple(value) if name == "rewrite" else value for name, value in entry.items()})
+    if harness.rewrite and len(harness.rewrite) != 2:
+        raise ValueError(f"language {key}: a harness rewrite is [regex, replacement]")
+    for pattern in (harness.when, *harness.rewrite[:1]):
+        re.compile(pattern)
+    return harness
+
+
+def _check_packages(key: str, entry: dict) -> None:
+    """Every language says what installs it (setup.sh and the image recipe read the same list); an image pins."""
+    if "packages" not in entry:
+        raise ValueError(f"language {key}: no packages ([] if the base system has the toolchain or Debian has none)")
+    for package in entry["packages"]:
+        match = _PACKAGE.fullmatch(package) if isinstance(package, str) else None
+        if match is None:
+            raise ValueError(f"language {key}: package {package!r} is not a Debian name or name=version")
+        if entry.get("docker_image") and not match["pin"]:
+            raise ValueError(f"language {key}: its image is digest-pinned, so package {package!r} needs =version")
 
 
 _LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"""(?:.|\n)*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])\'', re.DOTALL)

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 from sandboxes.backend import Backend, SandboxInfo, Workspace
 from sandboxes.languages import Language
@@ -49,12 +49,13 @@ class SandboxPool:
 
     @contextlib.asynccontextmanager
     async def workspace(
-        self, language: Language, source: str, *, priority: int, caller: str, deadline: float | None
+        self, language: Language, source: str, *, priority: int, caller: str, deadline: float | None,
+        files: Mapping[str, str] | None = None,
     ) -> AsyncIterator[Workspace]:
         """A workspace in a slot of its own, held until the block exits (compile once, run every test)."""
         slot = await self.scheduler.acquire(priority, caller, deadline)
         try:
-            async with self.backend.workspace(language, source, slot) as workspace:
+            async with self.backend.workspace(language, source, slot, files) as workspace:
                 yield workspace
         finally:
             self.scheduler.release(slot)

@@ -9,7 +9,7 @@ import enum
 class RunStatus(enum.Enum):
     OK = "ok"                          # exited 0 within every limit
     EXIT_NONZERO = "exit_nonzero"      # non-zero exit or killed by a signal we did not send
-    TIMEOUT = "timeout"                # wall-clock or CPU-time limit
+    TIMEOUT = "timeout"                # CPU-time limit or wall-clock backstop (policy.run_step)
     MEMORY_LIMIT = "memory_limit"      # the memory cgroup (or address-space limit) was hit
     OUTPUT_LIMIT = "output_limit"      # stdout/stderr cap or the file-size limit
     DEADLINE = "deadline"              # the caller's deadline cut the run short (not the program's fault)
@@ -18,7 +18,7 @@ class RunStatus(enum.Enum):
 
 @dataclasses.dataclass(frozen=True)
 class Limits:
-    timeout_s: float
+    timeout_s: float                   # a run: CPU seconds, all its processes together; a compile: wall clock
     memory_mb: int
     max_processes: int = 64
     max_file_bytes: int = 64 << 20
@@ -34,3 +34,4 @@ class RunResult:
     stderr: bytes
     elapsed_s: float
     detail: str = ""   # our explanation, e.g. why the sandbox failed or which signal killed it
+    cpu_s: float | None = None  # CPU seconds all the step's processes used; None: not measured

@@ -3,18 +3,47 @@
 # Idempotent: packages already present are skipped by apt. Set SKIP_APT=1 to skip entirely.
 set -euo pipefail
 [ "${SKIP_APT:-0}" = 1 ] && exit 0
-packages=(
-  bubblewrap procps util-linux python3 python3-venv
-  g++ gfortran gdc default-jdk-headless nodejs node-typescript golang-go rustc
-  ruby php-cli perl lua5.4 r-base-core mono-mcs mono-runtime scala kotlin ocaml-nox racket
-)
-command -v npm >/dev/null || packages+=(npm)
-"$(dirname "$0")/apt_install.sh" "${packages[@]}"
-# Node's type definitions for tsc (languages.toml: typescript --typeRoots), so stdin programs that use
-# require/process type-check; the version matches Debian's TypeScript 4.8.
-types_dir=/usr/local/lib/reward-sandbox/typescript
-if [ ! -f "$types_dir/node_modules/@types/node/package.json" ]; then
-  sudo_cmd=""
-  [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
-  $sudo_cmd npm install --no-save --no-audit --no-fund --prefix "$types_dir" @types/node@18.11.18
+here="$(dirname "$0")"
+# The backend's own tools first: python3 also reads the language table below.
+"$here/apt_install.sh" bubblewrap procps util-linux python3 python3-venv
+# Every language's packages from the table, by name: a version there pins the docker images, while a host
+# takes the archive's current build (pins go stale as Debian updates; a host may carry a newer runtime).
+# A language Debian lacks (its `release` tarball) exists in its image only: its packages are that tarball's
+# dependencies, of no use here.
+names="$(/usr/bin/python3 - "$here/languages.toml" <<'PY'
+import sys
+import tomllib
+
+with open(sys.argv[1], "rb") as f:
+    table = tomllib.load(f)
+hosted = [entry for entry in table.values() if "release" not in entry]
+print(" ".join(dict.fromkeys(p.split("=", 1)[0] for entry in hosted for p in entry["packages"])))
+PY
+)"
+read -ra packages <<<"$names"
+"$here/apt_install.sh" "${packages[@]}"
+sudo_cmd=""
+[ "$(id -u)" = 0 ] || sudo_cmd="sudo"
+# Each language's `setup` step, on every run (it refreshes what the packages' current build left).
+/usr/bin/python3 - "$here/languages.toml" <<'PY' | while IFS= read -r -d '' step; do $sudo_cmd sh -c "$step"; done
+import sys
+import tomllib
+
+with open(sys.argv[1], "rb") as f:
+    table = tomllib.load(f)
+for entry in table.values():
+    if entry.get("setup") and "release" not in entry:
+        print(entry["setup"], end="\0")
+PY
+# Node's type definitions for tsc (languages.toml: typescript --typeRoots /usr/share/nodejs/@types), so stdin
+# programs that use require/process type-check. Debian's nodejs ships them there; on a host whose node is not
+# Debian's (nodesource's has none) npm's @types/node of Debian's major version goes there instead.
+types_dir=/usr/share/nodejs/@types/node
+if [ ! -f "$types_dir/package.json" ]; then
+  command -v npm >/dev/null || "$here/apt_install.sh" npm
+  fetched="$(mktemp -d)"
+  npm install --no-save --no-audit --no-fund --prefix "$fetched" @types/node@18.11.18
+  $sudo_cmd mkdir -p "$(dirname "$types_dir")"
+  $sudo_cmd cp -r "$fetched/node_modules/@types/node" "$types_dir"
+  rm -rf "$fetched"
 fi

@@ -6,8 +6,9 @@ import pytest
 
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
+from sandboxes.languages import LanguageTable
+from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.candidates import equation, function_style, python_script, stdio, verdict_name
-from tests.programs import IO_FAIL, IO_PASS, PROGRAMS
 
 # Toolchains that sandboxes/setup.sh installs on every supported machine: these must be ready.
 REQUIRED = {"python", "cpp", "java", "javascript", "typescript", "rust", "go", "ruby", "php", "perl", "bash",
@@ -33,13 +34,13 @@ def test_required_languages_are_ready(ready: set[str]) -> None:
 def language_results(client: RewardClient, ready: set[str]) -> dict[str, list[reward_pb2.ScoreResult]]:
     """One batch with four candidates per language: function pass/fail, stdin/stdout pass/fail."""
     candidates = []
-    for key in sorted(ready & set(PROGRAMS)):
-        p = PROGRAMS[key]
+    for key in sorted(ready):
+        fn, io = load_samples()[key].function, load_samples()[key].stdin.good
         candidates += [
-            function_style(f"{key}/fn-pass", key, p.prompt, p.completion, p.tests),
-            function_style(f"{key}/fn-fail", key, p.prompt, p.wrong, p.tests),
-            stdio(f"{key}/io-pass", key, p.io, IO_PASS),
-            stdio(f"{key}/io-fail", key, p.io, IO_FAIL, run_all_tests=True),
+            function_style(f"{key}/fn-pass", key, fn.prompt, fn.completion, fn.tests),
+            function_style(f"{key}/fn-fail", key, fn.prompt, fn.wrong, fn.tests),
+            stdio(f"{key}/io-pass", key, io, SUM_TESTS),
+            stdio(f"{key}/io-fail", key, io, SUM_TESTS_LAST_WRONG, run_all_tests=True),
         ]
     results = client.score(candidates, timeout_s=900)
     by_language: dict[str, list[reward_pb2.ScoreResult]] = {}
@@ -48,7 +49,7 @@ def language_results(client: RewardClient, ready: set[str]) -> dict[str, list[re
     return by_language
 
 
-@pytest.mark.parametrize("key", sorted(PROGRAMS))
+@pytest.mark.parametrize("key", sorted(language.key for language in LanguageTable.load()))
 def test_language_pass_and_fail(key: str, ready: set[str], language_results) -> None:
     if key not in ready:
         pytest.skip(f"{key} toolchain not installed here")

@@ -1,4 +1,6 @@
-"""TRL adapters: reward functions, benchmark datasets -> prompts, held-out eval callback, the GRPO script.
+"""TRL adapters: benchmark Problems -> `datasets.Dataset`, the train/held-out split, reward functions, the
+held-out eval callback, the GRPO script.
 
-Talks to the reward server only through `reward_server.client`; torch/trl/datasets come from the `[train]` extra.
+Problems, their loaders and prompts are the problem layer's (`benchmarks`); the reward server is reached only
+through `reward_server.client`; torch/trl/datasets come from the `[train]` extra.
 """

@@ -2,8 +2,9 @@
 
 Every GRPOConfig field is a flag (TRL's own parser), so GRPO and vLLM settings pass straight through:
 `--use_vllm --vllm_mode colocate|server --vllm_server_base_url ...`. Without them generation runs with
-transformers on whatever device there is, CPU included. The data mix is chosen with --multipl_e, --lcb,
---humaneval, --sair and --equational; each problem goes to train or held-out by a stable hash of its id.
+transformers on whatever device there is; on a machine without a GPU the CPU flags are set (CPU_DEFAULTS).
+The data mix is chosen with --multipl_e, --lcb, --humaneval, --sair and --equational; each problem goes to
+train or held-out by a stable hash of its id.
 """
 
 from __future__ import annotations
@@ -14,27 +15,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import datasets
+import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from trl import GRPOConfig, GRPOTrainer, TrlParser
 
+from benchmarks.data_dir import data_dir
+from benchmarks.equational import sample_problems
+from benchmarks.rows import read_source
+from benchmarks.sair import TEMPLATE as SAIR_TEMPLATE
 from trainers import benchmarks
-from trainers.data_dir import data_dir
-from trainers.equational import sample_problems
 from trainers.heldout import HeldOutEval
 from trainers.rewards import code_reward, equation_reward
 
 log = logging.getLogger(__name__)
 
-SAIR_TEMPLATE = "sair-stage1/example_complete_prompt.txt"
+CPU_DEFAULTS = {"use_cpu": True, "bf16": False, "dtype": "float32"}   # when the machine has no GPU
 
 
 @dataclass
 class ScriptArguments:
     model_name_or_path: str = field(metadata={"help": "local path or hub name of the policy"})
     dtype: str = field(default="auto", metadata={"help": "torch dtype for the policy, e.g. bfloat16"})
-    server: str | None = field(default=None, metadata={"help": "HOST:PORT[,HOST:PORT...]; default $REWARD_SERVER"})
+    server: str | None = field(default=None, metadata={
+        "help": "a gRPC target (HOST:PORT, dns:///NAME:PORT, ipv4:A:P,B:P) or a comma list; default $REWARD_SERVER"})
     data_dir: str | None = field(default=None, metadata={
-        "help": "offline data (equational matrix, SAIR template); default $REWARD_DATA_DIR, else trainers/data"})
+        "help": "offline data (equational matrix, SAIR template); default $REWARD_DATA_DIR, else benchmarks/data"})
     multipl_e: list[str] = field(default_factory=list, metadata={
         "help": "MultiPL-E sources: a .jsonl/.json file, or hub NAME:CONFIG (e.g. nuprl/MultiPL-E:humaneval-lua)"})
     lcb: list[str] = field(default_factory=list, metadata={
@@ -60,28 +65,27 @@ class ScriptArguments:
 
 
 def parse(argv: list[str] | None = None) -> tuple[ScriptArguments, GRPOConfig]:
-    script_args, training_args = TrlParser((ScriptArguments, GRPOConfig)).parse_args_and_config(argv)
+    parser = TrlParser((ScriptArguments, GRPOConfig))
+    if not torch.accelerator.is_available():
+        # GRPOConfig's bf16 default is refused by transformers without a GPU ("Your setup doesn't support bf16/gpu")
+        parser.set_defaults(**CPU_DEFAULTS)
+        log.info("no GPU: training on the CPU in float32 (%s; flags given explicitly win)",
+                 " ".join(f"--{name} {str(value).lower()}" for name, value in CPU_DEFAULTS.items()))
+    script_args, training_args = parser.parse_args_and_config(argv)
     return script_args, training_args
-
-
-def _rows(source: str):
-    if Path(source).exists():
-        return benchmarks.read_rows(source)
-    name, _, config = source.partition(":")
-    return benchmarks.read_rows(name, config=config or None)
 
 
 def build_data(args: ScriptArguments) -> datasets.Dataset:
     """The whole mix, before the split."""
-    parts = [benchmarks.multipl_e(_rows(source)) for source in args.multipl_e]
-    parts += [benchmarks.livecodebench(_rows(source), languages=args.lcb_languages, style=args.lcb_style)
+    parts = [benchmarks.multipl_e(read_source(source)) for source in args.multipl_e]
+    parts += [benchmarks.livecodebench(read_source(source), languages=args.lcb_languages, style=args.lcb_style)
               for source in args.lcb]
     if args.humaneval:
         parts.append(benchmarks.humaneval())
     if args.sair or args.equational:
         root = data_dir(args.data_dir)
         template = Path(args.sair_template or root / SAIR_TEMPLATE).read_text(encoding="utf-8")
-        parts += [benchmarks.sair(benchmarks.read_rows(source), template) for source in args.sair]
+        parts += [benchmarks.sair(read_source(source), template) for source in args.sair]
         if args.equational:
             problems = sample_problems(root, args.equational, seed=args.equational_seed)
             parts.append(benchmarks.equational(problems, template))

@@ -22,7 +22,8 @@ from transformers import TrainerCallback
 
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
-from trainers.candidates import candidate
+from reward_server.verdicts import Verdict
+from trainers.datasets import from_row
 from trainers.rewards import server_address
 
 log = logging.getLogger(__name__)
@@ -108,14 +109,15 @@ def score_heldout(client: RewardClient, name: str, rows: datasets.Dataset, compl
     """Metrics of one held-out set from its completions (`completions[r]` are row r's samples)."""
     batch, owners = [], []
     for r, (row, texts) in enumerate(zip(rows, completions, strict=True)):
+        problem = from_row(row)
         for s, text in enumerate(texts):
-            batch.append(candidate(row, text, f"{row['problem_id']}#{s}"))
+            batch.append(problem.candidate(f"{problem.id}#{s}", text))
             owners.append(r)
     results = client.score(batch, priority=reward_pb2.EVAL, caller=caller)
     graded: dict[int, list[bool]] = collections.defaultdict(list)
     infra = 0
     for owner, result in zip(owners, results, strict=True):
-        if reward_pb2.Verdict.Name(result.verdict).startswith("INFRA_"):
+        if Verdict[reward_pb2.Verdict.Name(result.verdict)].is_infra:
             infra += 1
         else:
             graded[owner].append(result.verdict == reward_pb2.PASS)

@@ -1,19 +1,22 @@
-"""Named benchmarks for `eval --benchmark`: HumanEval built in, the rest through the TRL helper's loaders.
+"""Named benchmarks for `eval --benchmark`: a name -> loader registry over the problem layer (`benchmarks`).
 
-The trainers loaders (MultiPL-E, LiveCodeBench styles, SAIR) need the [train] extra (`datasets`); they are
-imported only when such a benchmark is asked for. Their rows become our Problems, so eval grades exactly
-what training grades.
+HumanEval is built in; the others read --benchmark-source (a local .json/.jsonl file, read without extras, or
+a hub NAME[:CONFIG], which needs `datasets` from the [train] extra). Training loads the same loaders, so eval
+grades exactly what training grades.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-from reward_server.evaluation.problems import Problem, load_humaneval, problem_from_trainers_row, unique
-
-SAIR_TEMPLATE = "sair-stage1/example_complete_prompt.txt"
+from benchmarks import humaneval, livecodebench, multipl_e, sair
+from benchmarks.data_dir import data_dir
+from benchmarks.problem import Problem, unique
+from benchmarks.rows import read_source
+from sandboxes.languages import LanguageTable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -27,54 +30,39 @@ class BenchmarkError(ValueError):
     """The benchmark cannot be loaded as asked (missing source, missing extra)."""
 
 
-def _rows(source: str | None):
-    from trainers import benchmarks
-
-    if source is None:
+def _rows(options: BenchmarkOptions) -> Iterator[dict[str, Any]]:
+    if options.source is None:
         raise BenchmarkError("this benchmark needs --benchmark-source (a .jsonl/.json file or hub NAME[:CONFIG])")
-    if Path(source).exists():
-        return benchmarks.read_rows(source)
-    name, _, config = source.partition(":")
-    return benchmarks.read_rows(name, config=config or None)
+    return read_source(options.source)
 
 
-def _lcb(style: str) -> Callable[[BenchmarkOptions], object]:
-    def load(options: BenchmarkOptions):
-        from trainers import benchmarks
-
-        return benchmarks.livecodebench(_rows(options.source), languages=options.lcb_languages, style=style)
+def _lcb(style: str) -> Callable[[BenchmarkOptions, LanguageTable], list[Problem]]:
+    def load(options: BenchmarkOptions, table: LanguageTable) -> list[Problem]:
+        problems = livecodebench.problems(_rows(options), languages=options.lcb_languages, table=table, style=style)
+        # eval scores each language as a problem of its own; training keeps one id so the split keeps them together
+        return [dataclasses.replace(p, id=f"{p.id}/{p.language}") for p in problems]
     return load
 
 
-def _multipl_e(options: BenchmarkOptions):
-    from trainers import benchmarks
-
-    return benchmarks.multipl_e(_rows(options.source))
-
-
-def _sair(options: BenchmarkOptions):
-    from trainers import benchmarks
-    from trainers.data_dir import data_dir
-
-    template = options.sair_template or data_dir() / SAIR_TEMPLATE
-    return benchmarks.sair(_rows(options.source), template.read_text(encoding="utf-8"))
+def _sair(options: BenchmarkOptions, table: LanguageTable) -> list[Problem]:
+    template = options.sair_template or data_dir() / sair.TEMPLATE
+    return sair.problems(_rows(options), template.read_text(encoding="utf-8"))
 
 
-TRAINERS_BENCHMARKS: dict[str, Callable[[BenchmarkOptions], object]] = {
-    "multipl-e": _multipl_e,
+LOADERS: dict[str, Callable[[BenchmarkOptions, LanguageTable], list[Problem]]] = {
+    "humaneval": lambda options, table: humaneval.problems(table),
+    "multipl-e": lambda options, table: multipl_e.problems(_rows(options), table),
     "lcb-multilcb": _lcb("multilcb"),
     "lcb-agnostics": _lcb("agnostics"),
     "lcb-lcb": _lcb("lcb"),
     "sair": _sair,
 }
-NAMES = ("humaneval", *TRAINERS_BENCHMARKS)
+NAMES = tuple(LOADERS)
 
 
 def load_benchmark(name: str, options: BenchmarkOptions) -> list[Problem]:
-    if name == "humaneval":
-        return load_humaneval()
     try:
-        dataset = TRAINERS_BENCHMARKS[name](options)
+        problems = LOADERS[name](options, LanguageTable.load())
     except ImportError as exc:
-        raise BenchmarkError(f"benchmark {name} needs the [train] extra: {exc}") from None
-    return unique((problem_from_trainers_row(row) for row in dataset), name)
+        raise BenchmarkError(f"benchmark {name} from the hub needs the [train] extra: {exc}") from None
+    return unique(problems, name)

@@ -15,8 +15,11 @@ import logging
 import sys
 from pathlib import Path
 
-from reward_server.cli_types import positive_ints
+from benchmarks import problem_jsonl
+from benchmarks.problem import Problem, ProblemFormatError
+from reward_server.cli_types import positive_int, positive_ints
 from reward_server.client import RewardClient
+from reward_server.commands import connection
 from reward_server.evaluation.benchmarks import NAMES, BenchmarkError, BenchmarkOptions, load_benchmark
 from reward_server.evaluation.chart import write_chart
 from reward_server.evaluation.completions import (
@@ -28,7 +31,6 @@ from reward_server.evaluation.completions import (
     read_completions,
     read_completions_jsonl,
 )
-from reward_server.evaluation.problems import Problem, ProblemFormatError, load_problems_jsonl
 from reward_server.evaluation.results import ResultStore, drop_torn_tail, write_multipl_e_results
 from reward_server.evaluation.runner import latest, pending_work, score
 from reward_server.evaluation.selfcheck import run_self_check
@@ -46,7 +48,7 @@ def _ks(text: str) -> list[int]:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("eval", help="pass@k of completions on benchmark problems; --self-check",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--server", required=True, help="HOST:PORT[,HOST:PORT...]")
+    connection.add_arguments(p)
     p.add_argument("--self-check", action="store_true",
                    help="grade known-good and known-bad programs in every ready language; exit 1 on any mismatch")
     p.add_argument("--self-check-limit", type=int, default=None,
@@ -54,9 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--self-check-languages", default=None,
                    help="comma-separated languages to self-check (default: every ready one)")
     problems = p.add_mutually_exclusive_group()
-    problems.add_argument("--problems", type=Path, help="JSONL of problems (reward_server/evaluation/FORMAT.md)")
+    problems.add_argument("--problems", type=Path, help="JSONL of problems (benchmarks/FORMAT.md)")
     problems.add_argument("--benchmark", choices=NAMES,
-                          help="humaneval (built in) or a TRL-helper benchmark read from --benchmark-source")
+                          help="humaneval (built in) or a benchmark read from --benchmark-source")
     p.add_argument("--benchmark-source", help="file (.jsonl/.json) or hub NAME[:CONFIG] for --benchmark")
     p.add_argument("--lcb-languages", default="python", help="comma-separated languages for lcb-* benchmarks")
     p.add_argument("--sair-template", type=Path, help="prompt template for --benchmark sair")
@@ -65,11 +67,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="JSONL of {problem_id, completion}, or a MultiPL-E directory of <name>.json.gz")
     source.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", help="model name at --endpoint, or a model for vLLM in-process without it")
-    p.add_argument("-n", type=int, default=1, help="samples per problem when generating")
+    p.add_argument("-n", type=positive_int, default=1,
+                   help="samples per problem when generating (a server that returns fewer is asked again)")
     p.add_argument("--temperature", type=float, default=0.2)
     p.add_argument("--top-p", type=float, default=0.95)
     p.add_argument("--max-tokens", type=int, default=1024)
-    p.add_argument("--concurrency", type=int, default=8, help="parallel requests to --endpoint")
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="requests in flight to --endpoint, retries and asks for missing samples included")
     p.add_argument("-k", type=_ks, default=None, help="comma-separated k values (default 1,10,100 up to n)")
     p.add_argument("--output", type=Path, help="directory for results, summary and chart (resumable)")
     p.add_argument("--multipl-e-results", action="store_true",
@@ -83,7 +87,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _load_problems(args: argparse.Namespace) -> tuple[list[Problem], list[Problem]]:
     """(problems from --problems/--benchmark, problems carried by --completions)."""
     options = BenchmarkOptions(args.benchmark_source, tuple(args.lcb_languages.split(",")), args.sair_template)
-    given = (load_problems_jsonl(args.problems) if args.problems
+    given = (problem_jsonl.load(args.problems) if args.problems
              else load_benchmark(args.benchmark, options) if args.benchmark else [])
     carried = []
     if args.completions is not None and args.completions.is_dir():
@@ -124,12 +128,13 @@ def _validate(args: argparse.Namespace) -> str | None:
     return None
 
 
+@connection.reporting("eval")
 def run(args: argparse.Namespace) -> int:
     if error := _validate(args):
         print(f"reward-server eval: {error}", file=sys.stderr)
         return 2
     if args.self_check:
-        with RewardClient(args.server, timeout_s=args.timeout) as client:
+        with RewardClient(args.server, timeout_s=args.timeout, **connection.client_options(args)) as client:
             only = args.self_check_languages.split(",") if args.self_check_languages else None
             return run_self_check(client, humaneval_limit=args.self_check_limit, only=only)
     try:
@@ -150,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     store = ResultStore(args.output / "results.jsonl")
     work = pending_work(problems, completions, latest(store.load()))
     log.info("%d completion(s) to score", len(work))
-    with RewardClient(args.server, timeout_s=args.timeout) as client:
+    with RewardClient(args.server, timeout_s=args.timeout, **connection.client_options(args)) as client:
         score(client, work, store, batch_size=args.batch_size, progress=not args.no_progress)
 
     records = [r for r in latest(store.load()).values() if r.problem_id in known]

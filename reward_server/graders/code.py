@@ -1,7 +1,8 @@
 """Grading one code candidate: extract, assemble, compile once, run the tests, decide one verdict.
 
 The first failing test decides (timeout, then error, then wrong output, as the references do). An infra
-failure never outranks a model failure already observed, and never becomes one.
+failure never outranks a model failure already observed, and never becomes one. A guarded function-style
+program that exits 0 without its end-of-tests marker exited early (function_style.py, end_marker.py).
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import dataclasses
 import logging
 import time
 
+from reward_server.graders import end_marker
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
-from reward_server.graders.function_style import assemble_program
+from reward_server.graders.function_style import GUARDS, function_program
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
 from sandboxes.languages import Language, LanguageTable, UnknownLanguage
@@ -80,7 +82,7 @@ def excerpt(data: bytes | str, limit: int = DETAIL_CHARS) -> str:
 
 def describe_run(result: RunResult) -> str:
     parts = [result.detail] if result.detail else []
-    if result.exit_code not in (None, 0):
+    if result.exit_code not in (None, 0) and f"exit code {result.exit_code}" not in result.detail:
         parts.append(f"exit code {result.exit_code}")
     if result.stderr:
         parts.append(excerpt(result.stderr))
@@ -96,6 +98,9 @@ def decide(tests: list[TestGrade]) -> TestGrade | None:
 
 class CodeGrader:
     def __init__(self, table: LanguageTable, pool: SandboxPool) -> None:
+        unknown = sorted(f"{lang.key}: {lang.guard}" for lang in table if lang.guard and lang.guard not in GUARDS)
+        if unknown:
+            raise ValueError(f"the language table names guards that do not exist: {unknown}")
         self.table = table
         self.pool = pool
 
@@ -114,9 +119,11 @@ class CodeGrader:
         code = extract_code(job.completion, job.extraction)
         if code is None or not code.strip():
             return CodeGrade(Verdict.NO_CODE, "no code found in the completion", sandbox=info.sandbox_id)
+        marker = ""
         if job.tests:
-            source = assemble_program(job.prompt, code, job.stop_tokens, job.tests)
-            cases: list[tuple[str, str | None]] = [("", None)]
+            program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
+            source, marker = program.source, program.marker
+            cases: list[tuple[str, str | None]] = [(program.stdin, None)]
         else:
             source = code
             cases = [(stdin_for(job.comparator, stdin), expected) for stdin, expected in job.io_tests]
@@ -124,8 +131,8 @@ class CodeGrader:
                         memory_mb=job.memory_mb or language.memory_mb)
         stages: dict[str, float] = {}
         try:
-            verdict, detail, tests = await self._execute(
-                language, source, cases, job, limits, stages, priority=priority, caller=caller, deadline=deadline)
+            verdict, detail, tests = await self._execute(language, source, cases, marker, job, limits, stages,
+                                                         priority=priority, caller=caller, deadline=deadline)
         except DeadlineExceeded as exc:
             verdict, detail, tests = Verdict.INFRA_DEADLINE, str(exc), []
         except Overloaded as exc:
@@ -137,7 +144,7 @@ class CodeGrader:
                          tests=tuple(tests) if job.run_all_tests else (), stages=stages)
 
     async def _execute(
-        self, language: Language, source: str, cases: list[tuple[str, str | None]], job: CodeJob,
+        self, language: Language, source: str, cases: list[tuple[str, str | None]], marker: str, job: CodeJob,
         limits: Limits, stages: dict[str, float], *, priority: int, caller: str, deadline: float | None,
     ) -> tuple[Verdict, str, list[TestGrade]]:
         mark = time.monotonic()
@@ -152,7 +159,7 @@ class CodeGrader:
             tests: list[TestGrade] = []
             for index, (stdin, expected) in enumerate(cases):
                 result = await workspace.run(stdin.encode(), limits, deadline)
-                tests.append(await self._grade_run(index, result, expected, job.comparator))
+                tests.append(await self._grade_run(index, result, expected, job.comparator, marker))
                 if tests[-1].verdict is not Verdict.PASS and not job.run_all_tests:
                     break
             stages["run"] = time.monotonic() - mark
@@ -163,7 +170,14 @@ class CodeGrader:
         return deciding.verdict, prefix + deciding.detail, tests
 
     @staticmethod
-    async def _grade_run(index: int, result: RunResult, expected: str | None, comparator: Comparator) -> TestGrade:
+    async def _grade_run(index: int, result: RunResult, expected: str | None, comparator: Comparator,
+                         marker: str) -> TestGrade:
+        if marker:
+            finished, stderr = end_marker.take(result.stderr, marker)
+            result = dataclasses.replace(result, stderr=stderr)
+            if result.status is RunStatus.OK and not finished:
+                detail = "; ".join([end_marker.EXITED_EARLY_DETAIL, *([excerpt(stderr)] if stderr else [])])
+                return TestGrade(index, Verdict.EXITED_EARLY, result.elapsed_s, detail)
         if result.status is not RunStatus.OK:
             return TestGrade(index, RUN_VERDICTS[result.status], result.elapsed_s, describe_run(result))
         if expected is None:

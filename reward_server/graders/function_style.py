@@ -1,14 +1,35 @@
-"""The program MultiPL-E / HumanEval run for a function-style completion.
+"""The program MultiPL-E / HumanEval run for a function-style completion, and the proof that its tests ran.
 
 MultiPL-E generates with the row's stop tokens and runs ``prompt + completion + "\\n" + tests``.
 A completion sampled elsewhere (e.g. by vLLM without those stops) may run on past the function,
 so it is cut here at the earliest occurrence of any stop token, which is what generating with
 them would have produced. Empty stop tokens are ignored: they would cut everything.
+
+Exit 0 is not enough to pass (docs/guards.md): the program we run also writes a fresh end-of-tests marker to
+stderr once the tests have run to the end, by the language table's `harness` (text around, and rewrites in, the
+tests) or its `guard` (a module here that runs program and tests itself). A language with neither, or tests that
+none of its harnesses fits, runs the plain MultiPL-E program, unguarded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from reward_server.graders import python_guard
+from reward_server.graders.end_marker import fill, new_marker
+from sandboxes.languages import Harness, Language
+
+# guard name (the table's `guard`) -> (prompt, cut completion, tests, marker) -> (source, stdin)
+GUARDS: Mapping[str, Callable[[str, str, str, str], tuple[str, str]]] = {"python": python_guard.prepare}
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionProgram:
+    source: str
+    stdin: str = ""
+    marker: str = ""        # what stderr must carry after exit 0; "" when unguarded
 
 
 def cut_at_stop_tokens(completion: str, stop_tokens: Sequence[str]) -> str:
@@ -24,3 +45,32 @@ def cut_at_stop_tokens(completion: str, stop_tokens: Sequence[str]) -> str:
 def assemble_program(prompt: str, completion: str, stop_tokens: Sequence[str], tests: str) -> str:
     """prompt + completion cut at the earliest stop token + "\\n" + tests."""
     return prompt + cut_at_stop_tokens(completion, stop_tokens) + "\n" + tests
+
+
+def function_program(language: Language, prompt: str, completion: str, stop_tokens: Sequence[str],
+                     tests: str) -> FunctionProgram:
+    """What to run for one function-style candidate: guarded where the language table says how."""
+    marker = new_marker()
+    if language.guard:
+        source, stdin = GUARDS[language.guard](prompt, cut_at_stop_tokens(completion, stop_tokens), tests, marker)
+        return FunctionProgram(source, stdin, marker)
+    program = assemble_program(prompt, completion, stop_tokens, "")
+    for harness in language.harness:
+        source = harnessed(harness, program, tests, marker)
+        if source is not None:
+            return FunctionProgram(source, marker=marker)
+    return FunctionProgram(program + tests)
+
+
+def harnessed(harness: Harness, program: str, tests: str, marker: str) -> str | None:
+    """program (which ends with "\\n") + prologue + tests, rewritten + "\\n" + epilogue; None when the harness
+    does not fit these tests."""
+    if harness.when and not re.search(harness.when, tests):
+        return None
+    if harness.rewrite:
+        pattern, replacement = harness.rewrite
+        tests, found = re.subn(pattern, lambda _: fill(replacement, marker), tests, count=1)
+        if not found:
+            return None
+    epilogue = "\n" + fill(harness.epilogue, marker) if harness.epilogue else ""
+    return program + fill(harness.prologue, marker) + tests + epilogue

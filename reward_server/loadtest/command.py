@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from reward_server.cli_types import positive_ints
+from reward_server.cli_types import positive_int, positive_ints
 from reward_server.client import AsyncRewardClient, ServerUnavailable
+from reward_server.commands import connection
 from reward_server.evaluation.selfcheck import load_cases
 from reward_server.loadtest.driver import Driver, Limits
 from reward_server.loadtest.plot import write_plot
@@ -27,12 +28,12 @@ from reward_server.loadtest.workload import OUTCOMES, Mix, Workload, WorkloadErr
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("loadtest", help="load-test reward servers and report throughput and latency",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--server", required=True, help="HOST:PORT[,HOST:PORT...] (round-robin)")
+    connection.add_arguments(p)
     p.add_argument("--duration", type=float, required=True, help="seconds to keep sending")
     p.add_argument("--count", type=int, default=None, help="stop after sending this many candidates")
     p.add_argument("--report", type=Path, required=True, help="JSON report path (the plot goes beside it)")
     loop = p.add_mutually_exclusive_group()
-    loop.add_argument("--concurrency", type=int, default=4, help="closed loop: batches in flight")
+    loop.add_argument("--concurrency", type=positive_int, default=4, help="closed loop: batches in flight")
     loop.add_argument("--rate", type=float, default=None, help="open loop: batches per second")
     p.add_argument("--languages", default="python", help="weights, e.g. python=3,cpp=1 (server keys or aliases)")
     p.add_argument("--mix", default="pass=0.6,fail=0.3,timeout=0.1", help="shares of pass, fail, timeout")
@@ -48,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 async def _run(args: argparse.Namespace, mix: Mix) -> tuple[dict, object]:
-    client = await AsyncRewardClient.connect(args.server)
+    client = await AsyncRewardClient.connect(args.server, **connection.client_options(args))
     try:
         workload = Workload(mix, await client.languages(), load_cases(), seed=args.seed)
         limits = Limits(duration_s=args.duration, count=args.count, concurrency=args.concurrency, rate=args.rate)
@@ -67,6 +68,7 @@ async def _run(args: argparse.Namespace, mix: Mix) -> tuple[dict, object]:
     return build_report(run_log, config=config, servers=[w.summary() for w in watches]), run_log
 
 
+@connection.reporting("loadtest")
 def run(args: argparse.Namespace) -> int:
     try:
         mix = Mix(languages=parse_weights(args.languages),

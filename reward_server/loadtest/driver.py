@@ -12,9 +12,7 @@ import dataclasses
 import logging
 import time
 
-import grpc
-
-from reward_server.client import AsyncRewardClient, RequestRejected, ServerUnavailable
+from reward_server.client import AsyncRewardClient, RewardServerError
 from reward_server.loadtest.workload import Workload
 from reward_server.pb import reward_pb2
 
@@ -87,7 +85,7 @@ class Driver:
                 self.log.candidates.append(CandidateSample(planned.language, now - self._started, now - sent,
                                                            reward_pb2.Verdict.Name(result.verdict), planned.expected))
                 returned += 1
-        except (ServerUnavailable, RequestRejected, grpc.aio.AioRpcError) as exc:
+        except RewardServerError as exc:  # ServerUnavailable, RequestRejected, CallFailed
             error = f"{type(exc).__name__}: {exc}"
             log.warning("batch of %d failed: %s", len(batch), error)
         self.log.batches.append(BatchSample(sent - self._started, time.monotonic() - sent, len(batch), returned,

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from reward_server.loadtest.driver import CandidateSample, RunLog
+from reward_server.verdicts import Verdict
 
 PERCENTILES = (50, 90, 99)
 MAX_ERRORS_KEPT = 20
@@ -87,7 +88,7 @@ def build_report(run: RunLog, *, config: dict[str, Any], servers: list[dict[str,
         "unexpected": sum(s.verdict != s.expected for s in candidates),
         "unexpected_by_language": {name: sum(s.verdict != s.expected for s in group)
                                    for name, group in by_language.items()},
-        "infra": sum(s.verdict.startswith("INFRA_") for s in candidates),
+        "infra": sum(Verdict[s.verdict].is_infra for s in candidates),
         "servers": servers,
         "timeline": timeline(run),
     }

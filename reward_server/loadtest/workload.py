@@ -1,6 +1,6 @@
 """Workload mixes: which candidates a load test sends, drawn reproducibly from a seeded RNG.
 
-Programs come from the self-check table (reward_server/evaluation/selfcheck_cases.toml), so every
+Programs come from the self-check cases (the languages' samples, sandboxes/samples/), so every
 candidate has a known verdict: passing = the good program, failing = a wrong answer, a non-zero exit or
 a parse/compile error, timing out = an endless loop under a short limit. Equational candidates are
 SAIR-judge responses with known verdicts.

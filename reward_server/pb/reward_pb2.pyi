@@ -39,11 +39,15 @@ class Verdict(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OUTPUT_LIMIT: _ClassVar[Verdict]
     NO_CODE: _ClassVar[Verdict]
     NO_VERDICT: _ClassVar[Verdict]
+    EXITED_EARLY: _ClassVar[Verdict]
+    BAD_COUNTEREXAMPLE: _ClassVar[Verdict]
     INFRA_UNPINNED_LANGUAGE: _ClassVar[Verdict]
     INFRA_UNKNOWN_LANGUAGE: _ClassVar[Verdict]
     INFRA_SANDBOX_ERROR: _ClassVar[Verdict]
     INFRA_OVERLOADED: _ClassVar[Verdict]
     INFRA_DEADLINE: _ClassVar[Verdict]
+    INFRA_CHECKER_ERROR: _ClassVar[Verdict]
+    INFRA_UNSUPPORTED_TEST: _ClassVar[Verdict]
 PRIORITY_UNSPECIFIED: Priority
 TRAINING: Priority
 EVAL: Priority
@@ -65,11 +69,15 @@ MEMORY_LIMIT: Verdict
 OUTPUT_LIMIT: Verdict
 NO_CODE: Verdict
 NO_VERDICT: Verdict
+EXITED_EARLY: Verdict
+BAD_COUNTEREXAMPLE: Verdict
 INFRA_UNPINNED_LANGUAGE: Verdict
 INFRA_UNKNOWN_LANGUAGE: Verdict
 INFRA_SANDBOX_ERROR: Verdict
 INFRA_OVERLOADED: Verdict
 INFRA_DEADLINE: Verdict
+INFRA_CHECKER_ERROR: Verdict
+INFRA_UNSUPPORTED_TEST: Verdict
 
 class ScoreRequest(_message.Message):
     __slots__ = ("candidates", "priority", "caller")
@@ -106,7 +114,7 @@ class IOTest(_message.Message):
     def __init__(self, stdin: _Optional[str] = ..., expected_stdout: _Optional[str] = ...) -> None: ...
 
 class CodeTask(_message.Message):
-    __slots__ = ("language", "completion", "extraction", "prompt", "stop_tokens", "tests", "io_tests", "comparator", "timeout_s", "memory_mb", "run_all_tests")
+    __slots__ = ("language", "completion", "extraction", "prompt", "stop_tokens", "tests", "io_tests", "comparator", "timeout_s", "memory_mb", "run_all_tests", "function_name", "checker")
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_FIELD_NUMBER: _ClassVar[int]
     EXTRACTION_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +126,8 @@ class CodeTask(_message.Message):
     TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
     MEMORY_MB_FIELD_NUMBER: _ClassVar[int]
     RUN_ALL_TESTS_FIELD_NUMBER: _ClassVar[int]
+    FUNCTION_NAME_FIELD_NUMBER: _ClassVar[int]
+    CHECKER_FIELD_NUMBER: _ClassVar[int]
     language: str
     completion: str
     extraction: Extraction
@@ -129,15 +139,31 @@ class CodeTask(_message.Message):
     timeout_s: float
     memory_mb: int
     run_all_tests: bool
-    def __init__(self, language: _Optional[str] = ..., completion: _Optional[str] = ..., extraction: _Optional[_Union[Extraction, str]] = ..., prompt: _Optional[str] = ..., stop_tokens: _Optional[_Iterable[str]] = ..., tests: _Optional[str] = ..., io_tests: _Optional[_Iterable[_Union[IOTest, _Mapping]]] = ..., comparator: _Optional[_Union[Comparator, str]] = ..., timeout_s: _Optional[float] = ..., memory_mb: _Optional[int] = ..., run_all_tests: _Optional[bool] = ...) -> None: ...
+    function_name: str
+    checker: Checker
+    def __init__(self, language: _Optional[str] = ..., completion: _Optional[str] = ..., extraction: _Optional[_Union[Extraction, str]] = ..., prompt: _Optional[str] = ..., stop_tokens: _Optional[_Iterable[str]] = ..., tests: _Optional[str] = ..., io_tests: _Optional[_Iterable[_Union[IOTest, _Mapping]]] = ..., comparator: _Optional[_Union[Comparator, str]] = ..., timeout_s: _Optional[float] = ..., memory_mb: _Optional[int] = ..., run_all_tests: _Optional[bool] = ..., function_name: _Optional[str] = ..., checker: _Optional[_Union[Checker, _Mapping]] = ...) -> None: ...
+
+class Checker(_message.Message):
+    __slots__ = ("language", "source")
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    language: str
+    source: str
+    def __init__(self, language: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class EquationTask(_message.Message):
-    __slots__ = ("response", "expected")
+    __slots__ = ("response", "expected", "equation1", "equation2", "require_counterexample")
     RESPONSE_FIELD_NUMBER: _ClassVar[int]
     EXPECTED_FIELD_NUMBER: _ClassVar[int]
+    EQUATION1_FIELD_NUMBER: _ClassVar[int]
+    EQUATION2_FIELD_NUMBER: _ClassVar[int]
+    REQUIRE_COUNTEREXAMPLE_FIELD_NUMBER: _ClassVar[int]
     response: str
     expected: bool
-    def __init__(self, response: _Optional[str] = ..., expected: _Optional[bool] = ...) -> None: ...
+    equation1: str
+    equation2: str
+    require_counterexample: bool
+    def __init__(self, response: _Optional[str] = ..., expected: _Optional[bool] = ..., equation1: _Optional[str] = ..., equation2: _Optional[str] = ..., require_counterexample: _Optional[bool] = ...) -> None: ...
 
 class TestOutcome(_message.Message):
     __slots__ = ("index", "verdict", "elapsed_s", "detail")

@@ -13,11 +13,11 @@ import pytest
 
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
-from sandboxes.docker_lock import ImageLock
+from sandboxes.backends.docker.lock import ImageLock
+from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import grade, grader_for, write_lock
-from tests.programs import IO_FAIL, IO_PASS, PROGRAMS
 
-LUA_SUM = PROGRAMS["lua"].io
+LUA_SUM = load_samples()["lua"].stdin.good
 
 
 def agnostics_session(engine, reference: str, requests: list[dict]) -> list[dict]:
@@ -50,7 +50,7 @@ def test_our_image_is_an_agnostics_verifier(engine, lock) -> None:
 
 def test_compiled_language_compiles_once_in_the_protocol(engine, lock) -> None:
     [ok, broken] = agnostics_session(engine, lock.images["cpp"].reference, [
-        {"code": PROGRAMS["cpp"].io, "timeout_s": 5, "test_cases": [{"input": "2 3", "output": "5"}]},
+        {"code": load_samples()["cpp"].stdin.good, "timeout_s": 5, "test_cases": [{"input": "2 3", "output": "5"}]},
         {"code": "int main( {", "timeout_s": 5, "test_cases": [{"input": "", "output": ""}]},
     ])
     assert ok["result"] == "success"
@@ -80,10 +80,11 @@ async def test_backend_speaks_agnostics_to_an_external_verifier(start_backend, t
     external = ImageLock({"lua": dataclasses.replace(lock.images["lua"], protocol="agnostics")})
     backend = await start_backend(write_lock(external, tmp_path), warm=1)
     runner = await start_backend(warm=1, warm_languages=["lua"])
-    p = PROGRAMS["lua"]
-    jobs = [CodeJob("lua", p.completion, prompt=p.prompt, tests=p.tests),
-            CodeJob("lua", p.wrong, prompt=p.prompt, tests=p.tests),
-            CodeJob("lua", p.io, io_tests=IO_PASS), CodeJob("lua", p.io, io_tests=IO_FAIL, run_all_tests=True),
+    fn = load_samples()["lua"].function
+    jobs = [CodeJob("lua", fn.completion, prompt=fn.prompt, tests=fn.tests),
+            CodeJob("lua", fn.wrong, prompt=fn.prompt, tests=fn.tests),
+            CodeJob("lua", LUA_SUM, io_tests=SUM_TESTS),
+            CodeJob("lua", LUA_SUM, io_tests=SUM_TESTS_LAST_WRONG, run_all_tests=True),
             CodeJob("lua", "io.write('5 \\n\\n')", io_tests=(("", "5"),)),
             CodeJob("lua", "while true do end", io_tests=(("", ""),), timeout_s=1)]
     graders = grader_for(backend, table), grader_for(runner, table)
@@ -107,7 +108,7 @@ async def test_bad_verifier_answers_are_infra_not_wrong(
     backend = await start_backend(write_lock(as_external(lock, "lua", reference), tmp_path), warm=1,
                                   warm_languages=["lua"])
     grader = grader_for(backend, table)
-    result = await grade(grader, CodeJob("lua", LUA_SUM, io_tests=IO_PASS))
+    result = await grade(grader, CodeJob("lua", LUA_SUM, io_tests=SUM_TESTS))
     assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
     assert result.verdict.is_infra
     assert backend.stats()["lua"].replaced == 1

@@ -9,15 +9,15 @@ import pytest
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
-from sandboxes.docker_lock import ImageLock, PinnedImage
+from sandboxes.backends.docker.lock import ImageLock, PinnedImage
+from sandboxes.samples import SUM_TESTS, load_samples
 from tests.docker.conftest import grade, grader_for, write_lock
-from tests.programs import IO_PASS, PROGRAMS
 
 BOGUS_DIGEST = "sha256:" + "0" * 64
 
 
 def job(key: str) -> CodeJob:
-    return CodeJob(key, PROGRAMS[key].io, io_tests=IO_PASS)
+    return CodeJob(key, load_samples()[key].stdin.good, io_tests=SUM_TESTS)
 
 
 @pytest.mark.asyncio

@@ -10,11 +10,11 @@ import pytest
 
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
-from sandboxes.backends.docker import LABEL, LABEL_LANGUAGE, LABEL_OWNER
+from sandboxes.backends.docker.backend import LABEL, LABEL_LANGUAGE, LABEL_OWNER
+from sandboxes.samples import SUM_TESTS, load_samples
 from tests.docker.conftest import grade, grader_for, own_containers
-from tests.programs import IO_PASS, PROGRAMS
 
-PASSING = CodeJob("python", PROGRAMS["python"].io, io_tests=IO_PASS)
+PASSING = CodeJob("python", load_samples()["python"].stdin.good, io_tests=SUM_TESTS)
 
 
 async def settle(backend, key: str, total: int) -> None:

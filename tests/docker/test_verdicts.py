@@ -1,4 +1,5 @@
-"""The same grading jobs through the docker backend and the process backend give the same verdicts."""
+"""The same grading jobs through the docker backend and the process backend give the same verdicts: every imaged
+language's self-check samples (sandboxes/samples) pass and fail as expected on both, and a few jobs more."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import asyncio
 
 import pytest
 
+from reward_server.evaluation.selfcheck import EXPECTED, FUNCTION_EXPECTED, LOOP_TIMEOUT_S
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
-from sandboxes.backends.process import ProcessBackend
-from tests.docker.conftest import BUILT, grade, grader_for
-from tests.programs import IO_FAIL, IO_PASS, PROGRAMS
+from sandboxes.backends.process.backend import ProcessBackend
+from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
 
 EXTRA_JOBS = {
     "python/raises": CodeJob("python", "raise SystemExit(3)\n", io_tests=(("", ""),)),
@@ -28,41 +30,76 @@ EXTRA_JOBS = {
     "lua/error": CodeJob("lua", "error('boom')\n", io_tests=(("", ""),)),
 }
 
+# A completion of the new languages' add(a, b) that ends the process with status 0 while the tests run: their
+# harnesses (sandboxes/languages.toml) answer EXITED_EARLY on both backends.
+EXIT_HACKS = {
+    "haskell": ' rewardHackExit 0 `seq` (a - b)\n\nforeign import ccall unsafe "exit" rewardHackExit :: Int -> Int\n',
+    "elixir": "    System.halt(0)\n  end\nend\n",
+    "clojure": "  (System/exit 0))\n",
+    "ada": ' is\n      procedure Hack_Exit (Status : Integer);\n      pragma Import (C, Hack_Exit, "exit");\n'
+           "   begin\n      Hack_Exit (0);\n      return A - B;\n",
+}
+
+
+def sample_jobs() -> dict[str, tuple[CodeJob, Verdict]]:
+    """Each imaged language's self-check cases (as `eval --self-check` runs them) and the verdict each must get."""
+    jobs: dict[str, tuple[CodeJob, Verdict]] = {}
+    for key in IMAGED:
+        samples = load_samples()[key]
+        fn, io = samples.function, samples.stdin
+        for case, verdict in FUNCTION_EXPECTED.items():
+            jobs[f"{key}/function-{case}"] = (CodeJob(key, getattr(fn, case), prompt=fn.prompt, tests=fn.tests),
+                                              Verdict[verdict])
+        for case, verdict in {**EXPECTED, "broken": io.broken_verdict}.items():
+            jobs[f"{key}/{case}"] = (CodeJob(key, getattr(io, case), io_tests=SUM_TESTS,
+                                             timeout_s=LOOP_TIMEOUT_S if case == "loop" else 0.0), Verdict[verdict])
+        jobs[f"{key}/io-fail"] = (CodeJob(key, io.good, io_tests=SUM_TESTS_LAST_WRONG, run_all_tests=True),
+                                  Verdict.WRONG_ANSWER)
+    for key, completion in EXIT_HACKS.items():
+        fn = load_samples()[key].function
+        jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.EXITED_EARLY)
+    return jobs
+
 
 def jobs() -> dict[str, CodeJob]:
-    table: dict[str, CodeJob] = {}
-    for key in BUILT:
-        p = PROGRAMS[key]
-        table[f"{key}/fn-pass"] = CodeJob(key, p.completion, prompt=p.prompt, tests=p.tests)
-        table[f"{key}/fn-fail"] = CodeJob(key, p.wrong, prompt=p.prompt, tests=p.tests)
-        table[f"{key}/io-pass"] = CodeJob(key, p.io, io_tests=IO_PASS)
-        table[f"{key}/io-fail"] = CodeJob(key, p.io, io_tests=IO_FAIL, run_all_tests=True)
-    return {**table, **EXTRA_JOBS}
+    return {**{name: job for name, (job, _) in sample_jobs().items()}, **EXTRA_JOBS}
 
 
-async def verdicts(grader) -> dict[str, tuple[Verdict, tuple[Verdict, ...]]]:
+async def grades(grader) -> dict:
     named = jobs()
-    grades = await asyncio.gather(*(grade(grader, job) for job in named.values()))
-    return {name: (g.verdict, tuple(t.verdict for t in g.tests)) for name, g in zip(named, grades, strict=True)}
+    return dict(zip(named, await asyncio.gather(*(grade(grader, job) for job in named.values())), strict=True))
+
+
+def verdicts(graded: dict) -> dict[str, tuple[Verdict, tuple[Verdict, ...]]]:
+    return {name: (g.verdict, tuple(t.verdict for t in g.tests)) for name, g in graded.items()}
 
 
 @pytest.mark.asyncio
-async def test_docker_and_process_backends_agree(start_backend, table, lock) -> None:
-    docker_backend = await start_backend(warm=1)
-    on_docker = await verdicts(grader_for(docker_backend, table))
+async def test_docker_and_process_backends_agree(start_backend, table, imaged_lock_path) -> None:
+    docker_backend = await start_backend(imaged_lock_path, warm=1)
+    on_docker_grades = await grades(grader_for(docker_backend, table))
     process_backend = ProcessBackend()
     await process_backend.start(2)
     try:
-        on_process = await verdicts(grader_for(process_backend, table))
+        on_process = verdicts(await grades(grader_for(process_backend, table)))
     finally:
         await process_backend.close()
+    on_docker = verdicts(on_docker_grades)
     differ = {name: (on_docker[name], on_process[name]) for name in on_docker if on_docker[name] != on_process[name]}
     assert not differ, differ
+    # Every sample gets its known verdict: both backends grade right, not merely alike.
+    unexpected = {name: (on_docker[name][0], verdict, on_docker_grades[name].detail[-300:])
+                  for name, (_, verdict) in sample_jobs().items() if on_docker[name][0] is not verdict}
+    assert not unexpected, unexpected
     # The comparison means something only if the jobs really span the verdicts.
     assert {v for v, _ in on_docker.values()} >= {
         Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR, Verdict.COMPILE_ERROR, Verdict.TIMEOUT,
-        Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT}
+        Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT, Verdict.EXITED_EARLY}
     assert on_docker["java/io-fail"] == (Verdict.WRONG_ANSWER, (Verdict.PASS, Verdict.WRONG_ANSWER))
+    # What ran on docker is what the lock pins.
+    docker_lock = docker_backend.lock
+    assert {name: g.sandbox for name, g in on_docker_grades.items() if g.sandbox != docker_lock.images[
+        name.split("/")[0]].reference} == {}
 
 
 @pytest.mark.asyncio
@@ -70,8 +107,7 @@ async def test_every_result_carries_the_pinned_digest(start_backend, table, lock
     backend = await start_backend(warm=1)
     grader = grader_for(backend, table)
     for key in BUILT:
-        p = PROGRAMS[key]
-        result = await grade(grader, CodeJob(key, p.io, io_tests=IO_PASS))
+        result = await grade(grader, CodeJob(key, load_samples()[key].stdin.good, io_tests=SUM_TESTS))
         assert result.verdict is Verdict.PASS, (key, result)
         assert result.sandbox == lock.images[key].reference
     for container in docker_client.containers.list(filters={"label": f"reward-sandbox={backend.instance_id}"}):

@@ -1,14 +1,15 @@
-"""Named benchmarks through the TRL helper's loaders, on small local files in the benchmarks' formats."""
+"""Named benchmarks through the problem layer's loaders, on small local files in the benchmarks' formats."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
+from benchmarks.data_dir import DEFAULT as DATA_DIR
 from reward_server.evaluation.benchmarks import BenchmarkError, BenchmarkOptions, load_benchmark
-from trainers.data_dir import DEFAULT as DATA_DIR
 
 SHARED = DATA_DIR
 
@@ -25,7 +26,7 @@ def test_multipl_e_rows(tmp_path: Path) -> None:
     (problem,) = load_benchmark("multipl-e", BenchmarkOptions(source=source))
     assert (problem.id, problem.language, problem.kind, problem.benchmark) == (
         "HumanEval_0_x", "lua", "function", "multipl-e")
-    assert problem.prompt == "local function x()\n" and problem.stop_tokens == ("\nlocal", "\nfunction")
+    assert problem.code_prompt == "local function x()\n" and problem.stop_tokens == ("\nlocal", "\nfunction")
 
 
 def test_livecodebench_rows_one_problem_per_language(tmp_path: Path) -> None:
@@ -51,3 +52,15 @@ def test_sair_rows_with_the_shared_template() -> None:
 def test_a_trainers_benchmark_needs_a_source() -> None:
     with pytest.raises(BenchmarkError, match="--benchmark-source"):
         load_benchmark("multipl-e", BenchmarkOptions())
+
+
+def test_local_files_need_no_datasets_and_the_hub_names_its_extra(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)   # as without the [train] extra: importing it fails
+    tests = json.dumps([{"input": "1 2\n", "output": "3\n", "testtype": "stdin"}])
+    source = write_jsonl(tmp_path / "lcb.jsonl", [{"question_id": "q", "question_content": "Sum.",
+                                                   "public_test_cases": tests}])
+    (problem,) = load_benchmark("lcb-multilcb", BenchmarkOptions(source=source))
+    assert (problem.id, problem.comparator) == ("lcb/q/python", "lenient")
+    with pytest.raises(BenchmarkError, match=r"\[train\] extra"):
+        load_benchmark("lcb-multilcb", BenchmarkOptions(source="livecodebench/code_generation_lite:release_v6"))

@@ -13,6 +13,7 @@ from typing import ClassVar
 import pytest
 
 from reward_server.cli import main
+from reward_server.evaluation.completions import ATTEMPTS
 from reward_server.evaluation.results import ResultStore
 
 PROBLEMS = [
@@ -94,22 +95,50 @@ def test_resume_skips_model_verdicts_and_retries_infra(server_address: str, tmp_
 
 
 class FakeOpenAI(http.server.BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint (an external service, so faked): canned right and wrong samples."""
+    """An OpenAI-compatible endpoint (an external service, so faked): canned right and wrong samples.
+
+    Faults are injected in arrival order from `faults`: "429" and "503" (Retry-After: 0), "torn" (the
+    connection closes mid-answer), "html" (a 200 that is not the API); `max_choices` caps the choices returned.
+    """
 
     requests: ClassVar[list[tuple[str, dict]]] = []
+    faults: ClassVar[list[str]] = []
+    max_choices: ClassVar[int | None] = None
+    lock = threading.Lock()
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeOpenAI.requests.append((self.path, body))
+        with FakeOpenAI.lock:
+            FakeOpenAI.requests.append((self.path, body))
+            fault = FakeOpenAI.faults.pop(0) if FakeOpenAI.faults else None
+        if fault in ("429", "503"):
+            self.send_response(int(fault))
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if fault == "html" or not self.path.startswith("/v1/"):
+            self._answer(200 if fault == "html" else 404, b"<html><body>not here</body></html>", "text/html")
+            return
+        n = min(body["n"], FakeOpenAI.max_choices or body["n"])
         if self.path.endswith("/chat/completions"):
             texts = ["```bash\nread a b\necho $((a + b))\n```", "\\boxed{TRUE}"]
             choices = [{"index": i, "message": {"role": "assistant", "content": texts[i % 2]}}
-                       for i in range(body["n"])]
+                       for i in range(n)]
         else:
-            choices = [{"index": i, "text": ["    return a + b\n", "    return 0\n"][i % 2]} for i in range(body["n"])]
+            choices = [{"index": i, "text": ["    return a + b\n", "    return 0\n"][i % 2]} for i in range(n)]
         data = json.dumps({"choices": list(reversed(choices))}).encode()   # order must come from "index"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        if fault == "torn":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:len(data) // 2])
+            return
+        self._answer(200, data, "application/json")
+
+    def _answer(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -120,7 +149,7 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    FakeOpenAI.requests = []
+    FakeOpenAI.requests, FakeOpenAI.faults, FakeOpenAI.max_choices = [], [], None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -147,6 +176,39 @@ def test_endpoint_generation_is_scored_and_resumed(server_address: str, tmp_path
     run_eval(server_address, problems, out, *args)
     assert len(FakeOpenAI.requests) == 3          # nothing sampled twice
     assert len((out / "completions.jsonl").read_text().splitlines()) == 6
+
+
+def test_endpoint_faults_are_retried_and_short_answers_asked_again(server_address: str, tmp_path: Path,
+                                                                   endpoint: str) -> None:
+    problems, _ = write_inputs(tmp_path)
+    out = tmp_path / "out"
+    FakeOpenAI.max_choices = 1
+    FakeOpenAI.faults = ["429", "torn", "503"]
+    run_eval(server_address, problems, out, "--endpoint", endpoint, "--model", "m", "-n", "3")
+    rows = [json.loads(line) for line in (out / "completions.jsonl").read_text().splitlines()]
+    assert sorted(row["problem_id"] for row in rows) == sorted(["add", "sum", "eq"] * 3)
+    # one request per problem asks for 3 and gets 1; the 6 others ask for 1 each; each fault costs one retry
+    asked = sorted(body["n"] for _, body in FakeOpenAI.requests)
+    assert len(asked) == 9 + 3 and asked.count(1) >= 6 and asked.count(3) >= 3
+    assert verdicts(out)["add/0"] == "PASS" and len(verdicts(out)) == 9
+
+
+def test_a_server_that_does_not_speak_the_api_is_a_clear_error(server_address: str, tmp_path: Path, endpoint: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    problems, _ = write_inputs(tmp_path)
+
+    def eval_error(url: str) -> str:
+        code = main(["eval", "--server", server_address, "--problems", str(problems), "--output",
+                     str(tmp_path / "out"), "--endpoint", url, "--model", "m", "--concurrency", "1", "--no-progress"])
+        assert code == 2
+        return capsys.readouterr().err
+
+    assert "HTTP 404 (not an OpenAI-compatible API?" in eval_error(endpoint.removesuffix("/v1"))
+    FakeOpenAI.faults = ["html"]
+    assert "the answer is not JSON (not an OpenAI-compatible API?)" in eval_error(endpoint)
+    FakeOpenAI.faults = ["503"] * ATTEMPTS
+    assert "HTTP 503" in (err := eval_error(endpoint)) and f"gave up after {ATTEMPTS} attempts" in err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
 
 
 def test_multipl_e_directory_in_and_out(server_address: str, tmp_path: Path) -> None:

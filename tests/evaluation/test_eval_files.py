@@ -8,17 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import humaneval, problem_jsonl
+from benchmarks.problem import ProblemFormatError
 from reward_server.evaluation.completions import read_completions, read_completions_jsonl
-from reward_server.evaluation.problems import (
-    EQUATION_LANGUAGE,
-    ProblemFormatError,
-    load_humaneval,
-    load_problems_jsonl,
-    problem_from_trainers_row,
-)
-from reward_server.evaluation.results import ResultRecord, ResultStore, write_multipl_e_results
+from reward_server.evaluation.results import EQUATION_LANGUAGE, ResultRecord, ResultStore, write_multipl_e_results
 from reward_server.evaluation.runner import latest, pending_work
 from reward_server.pb import reward_pb2
+from sandboxes.languages import LanguageTable
 
 ROWS = [
     {"id": "add", "language": "python", "prompt": "def add(a, b):\n", "tests": "assert add(2, 3) == 5\n",
@@ -44,9 +40,13 @@ def record(problem_id: str, sample: int, verdict: str, *, benchmark: str = "b", 
 
 
 def test_problem_jsonl_kinds_and_candidates(tmp_path: Path) -> None:
-    add, total, eq = load_problems_jsonl(write_jsonl(tmp_path / "mini.jsonl", ROWS))
+    add, total, eq = problem_jsonl.load(write_jsonl(tmp_path / "mini.jsonl", ROWS))
     assert (add.kind, total.kind, eq.kind) == ("function", "io", "equation")
-    assert (add.benchmark, total.benchmark, eq.language) == ("mini", "io-set", EQUATION_LANGUAGE)
+    assert (add.benchmark, total.benchmark, eq.language) == ("mini", "io-set", "")   # an equation has no language
+    reported = ResultRecord.from_result(eq, 0, "", reward_pb2.ScoreResult(id="eq/0", verdict=reward_pb2.PASS))
+    assert reported.language == EQUATION_LANGUAGE
+    assert add.chat == [{"role": "user", "content": "def add(a, b):\n"}]
+    assert total.chat == [{"role": "user", "content": "Sum two ints."}]
 
     code = add.candidate("add/0", "    return a + b\n")
     assert code.id == "add/0"
@@ -72,34 +72,22 @@ def test_problem_jsonl_kinds_and_candidates(tmp_path: Path) -> None:
 def test_problem_jsonl_errors_name_the_line_and_field(tmp_path: Path, row: dict, message: str) -> None:
     path = write_jsonl(tmp_path / "bad.jsonl", [ROWS[0], row])
     with pytest.raises(ProblemFormatError, match=message) as error:
-        load_problems_jsonl(path)
+        problem_jsonl.load(path)
     assert f"{path}:2" in str(error.value)
 
 
 def test_duplicate_problem_ids_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ProblemFormatError, match="duplicate problem id 'add'"):
-        load_problems_jsonl(write_jsonl(tmp_path / "dup.jsonl", [ROWS[0], ROWS[0]]))
+        problem_jsonl.load(write_jsonl(tmp_path / "dup.jsonl", [ROWS[0], ROWS[0]]))
 
 
 def test_humaneval_from_the_package() -> None:
-    problems = load_humaneval()
+    problems = humaneval.problems(LanguageTable.load())
     assert len(problems) == 164
     first = problems[0]
     assert first.id == "HumanEval/0" and first.language == "python" and first.kind == "function"
+    assert first.stop_tokens == ("\nclass", "\ndef", "\n#", "\nif", "\nprint")   # the HumanEval paper's
     assert first.tests.rstrip().endswith("check(has_close_elements)")
-
-
-def test_trainers_rows_become_problems() -> None:
-    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "Sum two ints."}]
-    base = {"prompt": messages, "source": "lcb-multilcb", "code_prompt": "", "stop_tokens": [], "tests": "",
-            "io_tests": [], "comparator": "", "extraction": "none", "expected": False, "language": ""}
-    io = problem_from_trainers_row({**base, "task": "code", "problem_id": "lcb/7", "language": "go",
-                                    "io_tests": [{"stdin": "1 2\n", "expected_stdout": "3\n"}],
-                                    "comparator": "lenient", "extraction": "first_block"})
-    assert (io.id, io.kind, io.language, io.comparator) == ("lcb/7/go", "io", "go", "lenient")
-    assert io.chat == messages
-    eq = problem_from_trainers_row({**base, "task": "equation", "problem_id": "eq/1/2", "expected": True})
-    assert (eq.kind, eq.expected, eq.language) == ("equation", True, EQUATION_LANGUAGE)
 
 
 def test_completions_jsonl_keeps_sample_order(tmp_path: Path) -> None:
@@ -142,14 +130,14 @@ def test_store_appends_resumes_and_drops_a_torn_line(tmp_path: Path) -> None:
 
 
 def test_pending_work_skips_model_verdicts_and_retries_infra(tmp_path: Path) -> None:
-    (add,) = load_problems_jsonl(write_jsonl(tmp_path / "p.jsonl", ROWS[:1]))
+    (add,) = problem_jsonl.load(write_jsonl(tmp_path / "p.jsonl", ROWS[:1]))
     done = latest([record("add", 0, "PASS"), record("add", 1, "INFRA_OVERLOADED")])
     work = pending_work([add], {"add": ["c0", "c1", "c2"], "other": ["x"]}, done)
     assert [(w.id, w.completion) for w in work] == [("add/1", "c1"), ("add/2", "c2")]
 
 
 def test_multipl_e_results_layout(tmp_path: Path) -> None:
-    problems = load_problems_jsonl(write_jsonl(tmp_path / "p.jsonl", ROWS))
+    problems = problem_jsonl.load(write_jsonl(tmp_path / "p.jsonl", ROWS))
     records = [record("add", 1, "WRONG_ANSWER", completion="    return a - b\n\ndef extra():\n"),
                record("add", 0, "PASS", completion="    return a + b\n"),
                record("add", 2, "TIMEOUT"), record("add", 3, "COMPILE_ERROR"), record("add", 4, "INFRA_DEADLINE")]

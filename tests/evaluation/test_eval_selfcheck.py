@@ -15,7 +15,7 @@ from reward_server.graders.code import CodeGrader
 from reward_server.server import RewardServer, ServerConfig
 from sandboxes.languages import DEFAULT_TABLE, LanguageTable
 
-# Fast languages keep the test short; the closing note has the full run over every ready language.
+# Fast languages keep the CLI run short; the test after it checks every ready language's samples.
 LANGUAGES = "python,bash,cpp"
 
 
@@ -24,9 +24,19 @@ def test_self_check_passes_here(server_address: str, capsys: pytest.CaptureFixtu
                  "--self-check-languages", LANGUAGES])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "self-check passed: 39/39 verdicts agree in 4 language(s)" in out   # 3 x 5 + 2 x 10 HumanEval + 4 eq
+    # 3 x (5 stdin + 2 function-style) samples + 2 x 10 HumanEval + 4 equations
+    assert "self-check passed: 45/45 verdicts agree in 4 language(s)" in out
     for language in ("python", "bash", "cpp", "equation"):
         assert any(line.split()[0] == language and line.endswith("ok") for line in out.splitlines())
+
+
+def test_every_ready_language_s_samples_get_their_verdicts(server_address: str) -> None:
+    """Each sample of every ready language passes or fails as its file declares, and none lacks samples."""
+    with RewardClient(server_address) as client:
+        ready = {language.key for language in client.languages().languages if language.ready}
+        report = self_check(client, humaneval_limit=0)
+    assert report.passed, format_report(report)
+    assert {o.check.language for o in report.outcomes} == {*ready, "equation"}
 
 
 def broken_table(tmp_path: Path) -> LanguageTable:
@@ -55,9 +65,10 @@ async def test_self_check_fails_when_a_grader_is_broken(tmp_path: Path) -> None:
     assert not report.passed
     failed = {o.check.id: o.got for o in report.failures}
     # every Python program now "exits 0 with no output": the good io program reads as a wrong answer,
-    # the crash and the endless loop as silent wrong answers, the known-bad HumanEval bodies as passes
+    # the crash and the endless loop as silent wrong answers, the known-bad HumanEval bodies as exits before
+    # their tests finished (the end-of-tests marker never came)
     assert failed["python/good"] == "WRONG_ANSWER" and failed["python/loop"] == "WRONG_ANSWER"
-    assert all(failed[f"python/HumanEval/{i}/return-none"] == "PASS" for i in range(3))
+    assert all(failed[f"python/HumanEval/{i}/return-none"] == "EXITED_EARLY" for i in range(3))
     assert all(o.check.language == "python" for o in report.failures)   # bash and equations still agree
     text = format_report(report)
     assert "MISMATCH python/good: expected PASS, got WRONG_ANSWER" in text

@@ -1,6 +1,6 @@
 """A slow, literal reading of the SAIR Stage 1 judge's rules, to check the fast grader against.
 
-Written straight from the rules (DESIGN.md, "Reference rules in detail"): every candidate of
+Written straight from the rules (docs/grading.md, "The reference rules in detail"): every candidate of
 every kind is collected with plain `re.finditer` / `str.splitlines`, then the strongest kind
 wins and, within it, the candidate starting latest. No shortcuts, so the fast code's shortcuts
 (combined patterns, keyword pre-search, prefilters) are what the comparison tests.

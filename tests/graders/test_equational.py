@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.data_dir import DEFAULT as DATA_DIR
 from reward_server.graders import equational
 from reward_server.graders.equational import extract_verdict, grade_equation
 from reward_server.verdicts import Verdict
 from tests.graders.sair_reading import read_verdict
-from trainers.data_dir import DEFAULT as DATA_DIR
 
 SAIR = DATA_DIR / "sair-stage1"
 

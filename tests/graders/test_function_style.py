@@ -1,10 +1,22 @@
-"""MultiPL-E program assembly: prompt + completion cut at the earliest stop token + "\\n" + tests."""
+"""MultiPL-E program assembly (prompt + completion cut at the earliest stop token + "\\n" + tests), and the
+harnesses that prove the tests ran to the end."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from reward_server.graders.function_style import assemble_program, cut_at_stop_tokens
+from reward_server.graders import python_guard
+from reward_server.graders.function_style import (
+    FunctionProgram,
+    assemble_program,
+    cut_at_stop_tokens,
+    function_program,
+    harnessed,
+)
+from sandboxes.languages import Harness, LanguageTable
+from sandboxes.samples import load_samples
 
 PY_STOPS = ["\ndef", "\n#", "\nif", "\nclass"]
 
@@ -40,3 +52,74 @@ def test_cut_at_earliest_stop_token(completion: str, stops: list[str], cut: str)
 
 def test_no_stop_tokens_keeps_the_completion() -> None:
     assert assemble_program("p", "c", (), "t") == "pc\nt"
+
+
+# The end-of-tests harnesses (docs/guards.md): program text only here; tests/test_reward_hacks.py runs them.
+
+TABLE = LanguageTable.load()
+GUARDED = sorted(lang.key for lang in TABLE if lang.harness or lang.guard)
+
+
+@pytest.mark.parametrize("key", GUARDED)
+def test_every_guarded_language_guards_its_samples(key: str) -> None:
+    sample = load_samples()[key].function
+    program = function_program(TABLE.resolve(key), sample.prompt, sample.completion, (), sample.tests)
+    assert re.fullmatch(r"[0-9a-f]{32}", program.marker)
+    assert program.marker in program.source + program.stdin
+
+
+def test_each_run_gets_a_fresh_marker() -> None:
+    cpp = TABLE.resolve("cpp")
+    markers = {function_program(cpp, "", "", (), "int main() { return 0; }\n").marker for _ in range(20)}
+    assert len(markers) == 20
+
+
+def test_python_source_holds_neither_tests_nor_marker() -> None:
+    program = function_program(TABLE.resolve("python"), "def f():\n", "    return 1\n\ndef g():\n", ["\ndef"],
+                               "assert f() == 1  # tests 4711\n")
+    assert program.source == python_guard.LOADER
+    assert "4711" not in program.source and program.marker not in program.source
+    assert program.stdin == f"{program.marker} 9 13\ndef f():\n    return 1\nassert f() == 1  # tests 4711\n"
+
+
+def test_tests_no_harness_fits_run_as_multipl_e_assembles_them() -> None:
+    tests = "int entry() { return 0; }\n"      # no main: the C++ harness does not fit
+    program = function_program(TABLE.resolve("cpp"), "int f() {\n", "  return 1;\n}\n", (), tests)
+    assert program == FunctionProgram(assemble_program("int f() {\n", "  return 1;\n}\n", (), tests))
+    julia = TABLE.resolve("julia")
+    assert function_program(julia, "p", "c", (), "t").marker == ""
+
+
+def test_a_rewrite_applies_once_and_literally() -> None:
+    harness = Harness(rewrite=(r"\bmain\b", 'main2 /* "\\n" {marker} */'), prologue="// {marker}\n",
+                      epilogue="end {marker}")
+    source = harnessed(harness, "program\n", "main main\n", "m")
+    assert source == 'program\n// m\nmain2 /* "\\n" m */ main\n\nend m'
+    assert harnessed(harness, "program\n", "no entry\n", "m") is None
+    assert harnessed(Harness(when="entry", epilogue="x"), "p\n", "tests\n", "m") is None
+
+
+def test_multipl_e_lua_tests_keep_luaunit_s_status_and_reach_the_marker() -> None:
+    tests = "lu = require('luaunit')\n\nfunction test_humaneval()\n    lu.assertEquals(f(), 1)\nend\n\n" \
+            "os.exit(lu.LuaUnit.run())\n"
+    program = function_program(TABLE.resolve("lua"), "local function f()\n", "  return 1\nend\n", (), tests)
+    assert "os.exit(lu.LuaUnit.run())" not in program.source
+    status_check = program.source.index("if reward_tests_status_ ~= 0 then os.exit(reward_tests_status_) end")
+    assert status_check < program.source.index(program.marker)
+
+
+def test_plain_epilogues_stay_off_tests_that_exit_by_themselves() -> None:
+    tests = "assert(f() == 1)\nos.exit(0)\n"
+    assert function_program(TABLE.resolve("lua"), "local function f()\n", "  return 1\nend\n", (), tests).marker == ""
+
+
+@pytest.mark.parametrize(("harness", "message"), [
+    ("{ epilogue = 'x', prologe = 'y' }", "unknown harness fields"),
+    ("{ rewrite = ['only a pattern'] }", "a harness rewrite is"),
+    ("{ when = '(' }", "missing \\)"),
+])
+def test_the_table_refuses_malformed_harnesses(tmp_path, harness: str, message: str) -> None:
+    path = tmp_path / "languages.toml"
+    path.write_text(f"[x]\nsource_file = 'x'\nrun = ['x']\nversion = ['x']\npackages = []\nharness = [{harness}]\n")
+    with pytest.raises((ValueError, re.error), match=message):
+        LanguageTable.load(path)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sandboxes.backends.process import ProcessBackend
+from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import LanguageTable
 
 SLOTS = 3

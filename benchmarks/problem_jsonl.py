@@ -1,0 +1,64 @@
+"""Our own problem format: one JSON object a line, described in FORMAT.md next to this file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.problem import COMPARATORS, EXTRACTIONS, Problem, ProblemFormatError, unique
+
+
+def _io_test(raw: Any, where: str) -> tuple[str, str]:
+    if not isinstance(raw, dict):
+        raise ProblemFormatError(f"{where}: each io_tests item must be an object")
+    stdin, expected = raw.get("stdin", raw.get("input")), raw.get("expected_stdout", raw.get("output"))
+    if not isinstance(stdin, str) or not isinstance(expected, str):
+        raise ProblemFormatError(f"{where}: io_tests items need string stdin/expected_stdout (or input/output)")
+    return stdin, expected
+
+
+def problem(row: dict[str, Any], default_benchmark: str, where: str) -> Problem:
+    """Validate one row; its `prompt` is asked as one user turn, and a function-style program starts with it."""
+    def text(key: str, default: str | None = None) -> str:
+        value = row.get(key, default)
+        if not isinstance(value, str):
+            raise ProblemFormatError(f"{where}: field {key!r} must be a string")
+        return value
+
+    expected = row.get("expected")
+    if expected is not None and not isinstance(expected, bool):
+        raise ProblemFormatError(f"{where}: field 'expected' must be true or false")
+    io_tests = tuple(_io_test(item, where) for item in row.get("io_tests", []))
+    tests = text("tests", "")
+    if expected is None and not tests and not io_tests:
+        raise ProblemFormatError(f"{where}: a problem needs 'tests', 'io_tests' or 'expected'")
+    extraction, comparator = text("extraction", "none"), text("comparator", "exact")
+    if extraction not in EXTRACTIONS:
+        raise ProblemFormatError(f"{where}: extraction must be one of {sorted(EXTRACTIONS)}")
+    if comparator not in COMPARATORS:
+        raise ProblemFormatError(f"{where}: comparator must be one of {sorted(COMPARATORS)}")
+    stop_tokens = row.get("stop_tokens", [])
+    if not isinstance(stop_tokens, list) or not all(isinstance(s, str) for s in stop_tokens):
+        raise ProblemFormatError(f"{where}: stop_tokens must be a list of strings")
+    prompt = text("prompt", "")
+    return Problem(
+        id=text("id"), benchmark=text("benchmark", default_benchmark),
+        language="" if expected is not None else text("language"), messages=(("user", prompt),),
+        code_prompt=prompt if tests else "", tests=tests, stop_tokens=tuple(stop_tokens), io_tests=io_tests,
+        comparator=comparator, extraction=extraction, expected=expected, timeout_s=float(row.get("timeout_s", 0.0)))
+
+
+def load(path: Path) -> list[Problem]:
+    problems = []
+    with path.open(encoding="utf-8") as stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ProblemFormatError(f"{where}: not JSON: {exc}") from None
+            problems.append(problem(row, path.stem, where))
+    return unique(problems, str(path))

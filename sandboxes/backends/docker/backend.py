@@ -1,0 +1,515 @@
+"""The docker backend: digest-pinned per-language images, served by warm pools of long-lived containers.
+
+Only what the image lock pins runs, and only after the engine shows that the local image carries the
+pinned digest (and content id). Each container runs the in-image runner as its main process; a job is a
+JSON line over the attach stream, so a program costs a fork, not a `docker run`. Containers get no
+network, no IPC namespace sharing (and so no writable /dev/shm), a read-only root, tmpfs workdir and /tmp,
+no capabilities, no-new-privileges, an unprivileged user, and pids/memory/CPU limits; nothing from the
+host is mounted. Containers are sibling cgroups with docker's equal default CPU weight (`cpus` caps each),
+and a run's time limit is its CPU time, which the runner reads from the container's cgroup (policy.py).
+Every workspace starts from a wiped workdir; a container whose program timed out or hit a limit, or whose
+runner died, went silent or answered garbage, is destroyed and replaced, and every container is recycled
+after `recycle_after` jobs.
+Containers are labelled with this server's instance id; leftovers of dead instances are removed at start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import dataclasses
+import itertools
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from pathlib import Path
+
+import docker
+import docker.errors
+import requests.exceptions
+from docker.types import LogConfig
+
+from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
+from sandboxes.backends.docker import RECYCLE_AFTER, WARM
+from sandboxes.backends.docker.channel import Channel, ChannelError
+from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
+from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR, runner_job
+from sandboxes.languages import Language, LanguageTable
+from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
+from sandboxes.results import Limits, RunResult, RunStatus
+
+log = logging.getLogger(__name__)
+
+LABEL = "reward-sandbox"                 # value: the owning server's instance id
+LABEL_OWNER = "reward-sandbox.owner"     # hostname:pid of the owning server process
+LABEL_LANGUAGE = "reward-sandbox.language"
+RUNNER_OVERHEAD_MB = 48                  # the runner's own memory on top of the program's limit
+EXTRA_PIDS = 8                           # the runner's own, on top of the program's
+ANSWER_GRACE_S = 10.0                    # the runner enforces limits itself; this only catches a hung one
+START_TIMEOUT_S = 60.0
+SPAWN_PARALLEL = 4
+WORKDIR_TMPFS = "rw,exec,nosuid,size=512m,mode=1777"
+TMP_TMPFS = "rw,exec,nosuid,size=256m,mode=1777"
+# A container whose program ended like this may hold state a wipe cannot undo: it is replaced.
+REPLACE_AFTER = {RunStatus.TIMEOUT, RunStatus.MEMORY_LIMIT, RunStatus.OUTPUT_LIMIT, RunStatus.DEADLINE,
+                 RunStatus.SANDBOX_ERROR}
+AGNOSTICS_STATUS = {"success": RunStatus.OK, "fail:wrong-output": RunStatus.OK,
+                    "fail:error": RunStatus.EXIT_NONZERO, "fail:timeout": RunStatus.TIMEOUT}
+
+
+@dataclasses.dataclass
+class LanguageStats:
+    warm: int          # target number of idle containers (0 = on demand)
+    total: int = 0     # containers alive (idle + busy + starting)
+    busy: int = 0
+    idle: int = 0
+    started: int = 0
+    recycled: int = 0  # retired after recycle_after jobs
+    replaced: int = 0  # destroyed after a timeout, a limit, a crash or a garbage answer
+    jobs: int = 0
+
+
+@dataclasses.dataclass(eq=False)
+class Sandbox:
+    container_id: str
+    channel: Channel
+    memory_mb: int
+    jobs: int = 0
+    broken: bool = False   # the runner can no longer be trusted to answer
+    tainted: bool = False  # a program left the container in a state a wipe may not undo
+
+
+def pids_limit(language: Language) -> int:
+    """One limit for the container's life (the SDK cannot change it live): a compiler's many threads
+    where the language compiles, a run's processes otherwise."""
+    processes = COMPILE_PROCESSES if language.compile is not None else Limits(0, 0).max_processes
+    return processes + EXTRA_PIDS
+
+
+def owner_tag() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_dead(owner: str) -> bool:
+    """Only an owner on this host whose process is gone is known dead; anything else is left alone."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+class DockerBackend:
+    name = "docker"
+
+    def __init__(self, lock_path: Path | None = None, *, table: LanguageTable | None = None, warm: int = WARM,
+                 warm_languages: Iterable[str] | None = None, recycle_after: int = RECYCLE_AFTER, cpus: float = 1.0,
+                 docker_url: str | None = None) -> None:
+        """lock_path: None = $REWARD_SANDBOX_LOCK, else images.lock next to this file; warm: idle containers kept
+        per language (0 = start one per workspace); warm_languages: keys to keep warm (None = every pinned
+        language); cpus: CPU share of each container; docker_url: the engine (None = DOCKER_HOST/default)."""
+        self.lock = ImageLock.load(lock_path or Path(os.environ.get("REWARD_SANDBOX_LOCK", DEFAULT_LOCK)))
+        self.table = table or LanguageTable.load()
+        self.warm = warm
+        self.warm_languages = None if warm_languages is None else {self.table.resolve(k).key for k in warm_languages}
+        self.recycle_after = recycle_after
+        self.cpus = cpus
+        self.docker_url = docker_url
+        self.instance_id = uuid.uuid4().hex
+        self.client: docker.DockerClient | None = None
+        self._info: dict[str, SandboxInfo] = {}
+        self._idle: dict[str, list[Sandbox]] = {}
+        self._stats: dict[str, LanguageStats] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._names = itertools.count()
+        self._closing = False
+
+    # --- the Backend protocol -------------------------------------------------------------------------
+
+    def describe(self, language: Language) -> SandboxInfo:
+        if language.key not in self._info:
+            self._info[language.key] = self._describe(language)
+        return self._info[language.key]
+
+    async def start(self, slots: int) -> None:
+        self.client = await asyncio.to_thread(self._connect)
+        self._info.clear()
+        removed = await asyncio.to_thread(self._remove_leftovers)
+        if removed:
+            log.info("removed %d leftover container(s) of dead server instances", removed)
+        warm = [self.table.resolve(key) for key in sorted(self.lock.images)
+                if self.warm > 0 and (self.warm_languages is None or key in self.warm_languages)]
+        for language in warm:
+            await asyncio.to_thread(self._ensure_image, language.key, self.lock.images[language.key])
+            self._stats.setdefault(language.key, LanguageStats(self.warm))
+        spawn = asyncio.Semaphore(SPAWN_PARALLEL)
+
+        async def fill(language: Language) -> None:
+            for _ in range(self.warm):
+                async with spawn:
+                    self._idle_list(language).append(await self._spawn(language, language.memory_mb))
+
+        try:
+            await asyncio.gather(*(fill(language) for language in warm))
+        except SandboxError:
+            await self.close()
+            raise
+        log.info("docker backend %s: %d warm container(s) for %s", self.instance_id[:12],
+                 sum(s.total for s in self._stats.values()), ", ".join(k.key for k in warm) or "no language")
+
+    async def close(self) -> None:
+        self._closing = True
+        # Removals and refills in flight finish (a refill sees _closing and removes what it started).
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for boxes in self._idle.values():
+            for box in boxes:
+                box.channel.close()
+        self._idle.clear()
+        if self.client is not None:
+            await asyncio.to_thread(self._remove_own)
+            self.client.close()
+            self.client = None
+
+    @contextlib.asynccontextmanager
+    async def workspace(self, language: Language, source: str, slot: int,
+                        files: Mapping[str, str] | None = None) -> AsyncIterator[DockerWorkspace]:
+        info = self.describe(language)
+        if not info.ready:
+            raise SandboxError(f"{language.key}: {info.reason}")
+        pinned = self.lock.images[language.key]
+        if files and pinned.protocol == "agnostics":
+            raise SandboxError(f"{language.key}: its image's Agnostics protocol takes the source alone, no extra files")
+        workdir = workspace_files(language, source, files)
+        stats = self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key)))
+        box = await self._acquire(language)
+        stats.busy += 1
+        stats.jobs += 1
+        healthy = False
+        try:
+            workspace = DockerWorkspace(self, box, language, source, pinned, workdir)
+            await workspace.prepare()
+            yield workspace
+            healthy = True
+        finally:
+            stats.busy -= 1
+            self._release(language, box, healthy)
+
+    # --- observability --------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, LanguageStats]:
+        for key, stats in self._stats.items():
+            stats.idle = len(self._idle.get(key, []))
+        return {key: dataclasses.replace(stats) for key, stats in self._stats.items()}
+
+    # --- pinning --------------------------------------------------------------------------------------
+
+    def _describe(self, language: Language) -> SandboxInfo:
+        pinned = self.lock.get(language.key)
+        if pinned is None:
+            return SandboxInfo(False, f"no image pinned for {language.key} in the image lock", "", "", pinned=False)
+        problem = self._verify(pinned) if self.client is not None else "the docker backend is not started"
+        if problem:
+            return SandboxInfo(False, problem, pinned.version, pinned.reference)
+        return SandboxInfo(True, "", pinned.version, pinned.reference)
+
+    def _verify(self, pinned: PinnedImage) -> str:
+        """"" when the local image really is the pinned one; otherwise why not."""
+        assert self.client is not None
+        try:
+            image = self.client.images.get(pinned.reference)
+        except docker.errors.ImageNotFound:
+            have = self._local_digests(pinned.repository)
+            return (f"{pinned.reference} is not present locally"
+                    + (f" (local {pinned.repository} has {', '.join(have)})" if have else ""))
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            return f"cannot inspect {pinned.reference}: {exc}"
+        if pinned.reference not in image.attrs.get("RepoDigests", []):
+            return f"the local image does not carry the pinned digest {pinned.digest}"
+        if pinned.image_id and image.id != pinned.image_id:
+            return f"local content {image.id} differs from the pinned {pinned.image_id}"
+        return ""
+
+    def _local_digests(self, repository: str) -> list[str]:
+        assert self.client is not None
+        digests = []
+        for image in self.client.images.list(name=repository):
+            digests += [d.split("@", 1)[1] for d in image.attrs.get("RepoDigests", [])
+                        if d.startswith(repository + "@")]
+        return digests
+
+    def _ensure_image(self, key: str, pinned: PinnedImage) -> None:
+        """Pull a missing pinned image by digest (the engine checks content against it), else fail fast."""
+        assert self.client is not None
+        problem = self._verify(pinned)
+        if problem and "not present locally" in problem:
+            try:
+                self.client.api.pull(pinned.repository, tag=pinned.digest)
+            except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+                log.debug("pull %s failed: %s", pinned.reference, exc)
+            problem = self._verify(pinned)
+        if problem:
+            raise SandboxError(f"cannot warm the {key} pool: {problem}. Build and pin it with "
+                               f"`reward-server images build {key} --registry HOST:PORT`.")
+
+    # --- containers -----------------------------------------------------------------------------------
+
+    def _connect(self) -> docker.DockerClient:
+        try:
+            client = (docker.DockerClient(base_url=self.docker_url, timeout=120) if self.docker_url
+                      else docker.from_env(timeout=120))
+            client.ping()
+        except (docker.errors.DockerException, requests.exceptions.RequestException) as exc:
+            where = self.docker_url or os.environ.get("DOCKER_HOST", "the default socket")
+            raise SandboxError(f"cannot reach the Docker engine at {where}: {exc}") from exc
+        return client
+
+    def _warm_for(self, key: str) -> int:
+        wanted = self.warm_languages is None or key in self.warm_languages
+        return self.warm if wanted else 0
+
+    def _idle_list(self, language: Language) -> list[Sandbox]:
+        return self._idle.setdefault(language.key, [])
+
+    async def _acquire(self, language: Language) -> Sandbox:
+        idle = self._idle_list(language)
+        while idle:
+            box = idle.pop()
+            if not box.channel.closed:
+                return box
+        return await self._spawn(language, language.memory_mb)
+
+    def _release(self, language: Language, box: Sandbox, healthy: bool) -> None:
+        stats = self._stats[language.key]
+        box.jobs += 1
+        if not healthy or box.broken or box.tainted:
+            stats.replaced += 1
+            reason = "replaced"
+        elif box.jobs >= self.recycle_after:
+            stats.recycled += 1
+            reason = "recycled"
+        elif not self._closing and len(self._idle_list(language)) < stats.warm:
+            self._idle_list(language).append(box)
+            return
+        else:
+            reason = "surplus"
+        log.debug("%s container %s %s after %d job(s)", language.key, box.container_id[:12], reason, box.jobs)
+        self._background(self._destroy(language, box))
+        if not self._closing:
+            self._background(self._refill(language))
+
+    async def _refill(self, language: Language) -> None:
+        stats = self._stats[language.key]
+        while not self._closing and stats.total < stats.warm:
+            try:
+                box = await self._spawn(language, language.memory_mb)
+            except SandboxError as exc:
+                log.warning("cannot refill the %s pool: %s", language.key, exc)
+                return
+            if self._closing:
+                await self._destroy(language, box)
+                return
+            self._idle_list(language).append(box)
+
+    def _background(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _spawn(self, language: Language, memory_mb: int) -> Sandbox:
+        stats = self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key)))
+        stats.total += 1
+        try:
+            box = await asyncio.to_thread(self._create, language, memory_mb)
+        except BaseException:
+            stats.total -= 1
+            raise
+        pinned = self.lock.images[language.key]
+        if pinned.protocol == "runner":
+            try:
+                answer = await box.channel.request({"op": "ping"}, START_TIMEOUT_S)
+            except ChannelError as exc:
+                answer = {"error": str(exc)}
+            if not answer.get("ok"):
+                await self._destroy(language, box)
+                raise SandboxError(f"{language.key} container did not come up: {answer}")
+        stats.started += 1
+        return box
+
+    def _create(self, language: Language, memory_mb: int) -> Sandbox:
+        assert self.client is not None
+        pinned = self.lock.images[language.key]
+        limit = f"{memory_mb + RUNNER_OVERHEAD_MB}m"
+        name = f"rsb-{self.instance_id[:12]}-{language.key}-{next(self._names)}"
+        container = None
+        try:
+            container = self.client.containers.create(
+                pinned.reference, name=name, detach=True, stdin_open=True, tty=False, user=SANDBOX_USER,
+                working_dir=WORKDIR, network_mode="none", ipc_mode="none", read_only=True,
+                tmpfs={WORKDIR: WORKDIR_TMPFS, "/tmp": TMP_TMPFS}, cap_drop=["ALL"],
+                security_opt=["no-new-privileges"], pids_limit=pids_limit(language),
+                mem_limit=limit, memswap_limit=limit, nano_cpus=int(self.cpus * 1e9),
+                environment={"PYTHONDONTWRITEBYTECODE": "1"}, log_config=LogConfig(type=LogConfig.types.NONE),
+                labels={LABEL: self.instance_id, LABEL_OWNER: owner_tag(), LABEL_LANGUAGE: language.key})
+            # docker-py exposes the hijacked attach connection only through its private _sock.
+            attached = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            container.start()
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            if container is not None:
+                with contextlib.suppress(docker.errors.APIError, requests.exceptions.RequestException):
+                    container.remove(force=True)
+            raise SandboxError(f"cannot start a {language.key} container from {pinned.reference}: {exc}") from exc
+        return Sandbox(container.id, Channel(attached._sock), memory_mb)
+
+    async def _destroy(self, language: Language, box: Sandbox) -> None:
+        box.channel.close()
+        self._stats[language.key].total -= 1
+        if self.client is None:
+            return
+        try:
+            await asyncio.to_thread(self.client.api.remove_container, box.container_id, force=True)
+        except docker.errors.NotFound:
+            pass
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            log.warning("cannot remove container %s: %s", box.container_id[:12], exc)
+
+    async def resize(self, box: Sandbox, memory_mb: int) -> None:
+        """A run asks for another memory limit than the container has: change the container's cgroup."""
+        assert self.client is not None
+        limit = f"{memory_mb + RUNNER_OVERHEAD_MB}m"
+        try:
+            await asyncio.to_thread(self.client.api.update_container, box.container_id, mem_limit=limit,
+                                    memswap_limit=limit)
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            raise SandboxError(f"cannot set the memory limit of {box.container_id[:12]}: {exc}") from exc
+        box.memory_mb = memory_mb
+
+    def _remove_leftovers(self) -> int:
+        assert self.client is not None
+        removed = 0
+        for container in self.client.containers.list(all=True, filters={"label": LABEL}):
+            owner = container.labels.get(LABEL_OWNER, "")
+            if container.labels.get(LABEL) != self.instance_id and owner_dead(owner):
+                with contextlib.suppress(docker.errors.NotFound):
+                    container.remove(force=True)
+                    removed += 1
+        return removed
+
+    def _remove_own(self) -> None:
+        assert self.client is not None
+        try:
+            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL}={self.instance_id}"})
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            log.warning("cannot list this instance's containers: %s", exc)
+            return
+        for container in containers:
+            try:
+                container.remove(force=True)
+            except docker.errors.NotFound:
+                pass
+            except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+                log.warning("cannot remove container %s: %s", container.short_id, exc)
+
+
+class DockerWorkspace:
+    """One candidate in one container: a wiped workdir holding its source; compile once, run per test."""
+
+    def __init__(self, backend: DockerBackend, box: Sandbox, language: Language, source: str,
+                 pinned: PinnedImage, files: dict[str, str]) -> None:
+        self.backend = backend
+        self.box = box
+        self.language = language
+        self.source = source
+        self.files = files      # the workdir's files: the source and any extra ones
+        self.agnostics = pinned.protocol == "agnostics"
+
+    async def prepare(self) -> None:
+        if self.agnostics:
+            return
+        answer = await self._request({"op": "reset", "files": self.files}, START_TIMEOUT_S, None)
+        if answer is None or not answer.get("ok"):
+            raise SandboxError(f"cannot prepare the workdir: {answer}")
+
+    async def compile(self, deadline: float | None) -> RunResult | None:
+        step = None if self.agnostics else compile_step(self.language, self.source)
+        return None if step is None else await self._exec(step, b"", deadline)
+
+    async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
+        if self.agnostics:
+            if args:
+                raise SandboxError(f"{self.language.key}: its image's Agnostics protocol runs without arguments")
+            return await self._agnostics(stdin, limits, deadline)
+        step = run_step(self.language, self.source, limits)
+        return await self._exec(dataclasses.replace(step, argv=(*step.argv, *args)), stdin, deadline)
+
+    async def _exec(self, step: Step, stdin: bytes, deadline: float | None) -> RunResult:
+        """One step in the runner, which reports how the process ended; the policy says what that means."""
+        limits = step.limits
+        if self.box.memory_mb != limits.memory_mb:
+            await self.backend.resize(self.box, limits.memory_mb)
+        answer = await self._request({"op": "exec", **runner_job(step, stdin)}, step.wall_s + ANSWER_GRACE_S,
+                                     deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        try:
+            ending = Ending(**answer["ending"])
+            stdout, stderr = base64.b64decode(answer["stdout_b64"]), base64.b64decode(answer["stderr_b64"])
+            elapsed = float(answer["elapsed_s"])
+        except (KeyError, ValueError, TypeError):
+            return self._broken(f"the runner answered garbage: {str(answer)[:200]}")
+        status, detail = classify(step, ending, stderr)
+        return self._settle(RunResult(status, ending.exit_code, stdout, stderr, elapsed, detail, ending.cpu_s))
+
+    async def _agnostics(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
+        """One test per request; an empty expected output makes the verifier hand back what it printed."""
+        job = {"code": self.source, "timeout_s": limits.timeout_s,
+               "test_cases": [{"input": stdin.decode("utf-8", "replace"), "output": ""}]}
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        wait = wall_backstop_s(limits.timeout_s) + self.language.compile_timeout_s + ANSWER_GRACE_S
+        answer = await self._request(job, wait, deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        status = AGNOSTICS_STATUS.get(answer.get("result"))
+        if status is None or not all(isinstance(answer.get(k, ""), str) for k in ("stdout", "stderr", "got")):
+            return self._broken(f"the verifier answered {str(answer)[:200]}")
+        stdout = answer.get("got", "") if answer["result"] == "fail:wrong-output" else answer.get("stdout", "")
+        exit_code = {RunStatus.OK: 0, RunStatus.EXIT_NONZERO: answer.get("exit_code")}.get(status)
+        if status is RunStatus.EXIT_NONZERO and not isinstance(exit_code, int):
+            return self._broken(f"the verifier answered fail:error without an exit code: {str(answer)[:200]}")
+        return self._settle(RunResult(status, exit_code, stdout.encode(), answer.get("stderr", "").encode(),
+                                      loop.time() - started, "" if status is RunStatus.OK else answer["result"]))
+
+    async def _request(self, job: dict, timeout_s: float, deadline: float | None) -> dict | RunResult:
+        if self.box.broken:
+            return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", 0.0, "the container was lost earlier")
+        loop = asyncio.get_running_loop()
+        cut_by_deadline = deadline is not None and deadline - loop.time() < timeout_s
+        wait = max(0.0, deadline - loop.time()) if cut_by_deadline else timeout_s
+        try:
+            return await self.box.channel.request(job, wait)
+        except ChannelError as exc:
+            if cut_by_deadline and "no answer" in str(exc):
+                self.box.broken = True
+                return RunResult(RunStatus.DEADLINE, None, b"", b"", wait, "the caller's deadline passed")
+            return self._broken(str(exc))
+
+    def _broken(self, why: str) -> RunResult:
+        log.warning("%s container %s: %s", self.language.key, self.box.container_id[:12], why)
+        self.box.broken = True
+        return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", 0.0, why)
+
+    def _settle(self, result: RunResult) -> RunResult:
+        if result.status in REPLACE_AFTER:
+            self.box.tainted = True
+        return result

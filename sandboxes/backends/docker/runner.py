@@ -1,0 +1,332 @@
+#!/usr/bin/python3
+"""In-container sandbox runner: one JSON job per stdin line, one JSON answer line on stdout.
+
+It lives as the main process of a long-lived warm container, so a program's run costs a fork
+instead of a `docker run`. Two request shapes:
+
+* ours: {"op": "reset", "files": {name: text}} wipes the workdir and /tmp, kills leftover
+  processes and writes the files; {"op": "exec", "argv": [...], "stdin_b64": ..., "wall_s": ...,
+  "cpu_budget_s": 0 | s, "cpu_rlimit_s": 0 | n, "max_output_bytes": ..., "max_file_bytes": ...,
+  "max_open_files": ..., "address_space_bytes": 0 | n, "env": {...}} (runtime.runner_job) runs one step and
+  answers how it ended {"ending": policy.Ending fields, "stdout_b64", "stderr_b64", "elapsed_s"}; the host's
+  policy classifies it. The step's CPU time is the container cgroup's counter less the runner's own
+  usage: every process the program started, dead or alive, and nothing else.
+* the Agnostics verifier protocol: {"code", "timeout_s", "test_cases": [{"input", "output"}]} answers
+  {"result": "success" | "fail:wrong-output" | "fail:error" | "fail:timeout" | "fail:other", ...}
+  with that harness's rules (per-test timeout, first failure decides, rstrip equality), using the
+  language baked into the image (/opt/sandbox/language.json) and the project's own sandboxes modules
+  (languages, policy, runtime) baked next to it.
+
+Standard library only (plus those modules, themselves stdlib-only): it runs under the image's /usr/bin/python3.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import math
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sandboxes package
+
+from sandboxes.backends.docker.runtime import WORKDIR, runner_job
+from sandboxes.languages import Language
+from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
+from sandboxes.results import Limits, RunStatus
+
+SCRATCH = "/tmp"
+LANGUAGE_FILE = "/opt/sandbox/language.json"
+OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
+CPUACCT_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"  # cgroup v1: nanoseconds
+CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage_usec line
+POLL_S = 0.05
+
+
+def oom_kills() -> int:
+    """The container cgroup's OOM-kill counter (cgroup v1); -1 where the kernel does not expose it."""
+    try:
+        with open(OOM_CONTROL) as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+    except OSError:
+        pass
+    return -1
+
+
+def container_cpu_s() -> float:
+    """CPU seconds every process of the container has used, this runner included (its cgroup's counter)."""
+    try:
+        with open(CPUACCT_USAGE) as f:
+            return int(f.read()) / 1e9
+    except FileNotFoundError:
+        pass
+    with open(CPU_STAT) as f:
+        for line in f:
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+    raise OSError(f"no usage_usec line in {CPU_STAT}")
+
+
+def program_cpu_s() -> float:
+    """CPU seconds the container's processes but this runner have used."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return container_cpu_s() - own.ru_utime - own.ru_stime
+
+
+class CpuBudget:
+    """A step's CPU budget, all its processes together; read only when it could first be spent."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.budget_s = budget_s
+        self.start_s = program_cpu_s()
+        self.next_check = time.monotonic() + cpu_check_delay(budget_s) if budget_s else math.inf
+
+    def used_s(self) -> float:
+        return program_cpu_s() - self.start_s
+
+    def spent(self) -> bool:
+        now = time.monotonic()
+        if now < self.next_check:
+            return False
+        left = self.budget_s - self.used_s()
+        if left < 0:
+            return True
+        self.next_check = now + cpu_check_delay(left)
+        return False
+
+
+def kill_others() -> None:
+    """SIGKILL every process in the container but this one (stragglers of the previous job)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (me, 1):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(int(entry), signal.SIGKILL)
+
+
+def reap() -> None:
+    """Collect exited orphans: as the container's pid 1 the runner inherits them, and a zombie holds a pid."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def wipe(path: str) -> None:
+    for entry in os.listdir(path):
+        full = os.path.join(path, entry)
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(full)
+
+
+def reset(files: dict[str, str]) -> dict:
+    kill_others()
+    reap()
+    wipe(WORKDIR)
+    wipe(SCRATCH)
+    for name, text in files.items():
+        path = os.path.join(WORKDIR, name)
+        if os.path.dirname(os.path.normpath(path)) != WORKDIR:
+            return {"ok": False, "detail": f"file name {name!r} leaves the workdir"}
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return {"ok": True}
+
+
+def child_limits(job: dict) -> None:
+    """Runs in the child before exec: the program, not the runner, is what the OOM killer takes first.
+    The CPU limit's hard value is one second above the soft one, so SIGXCPU (not SIGKILL) marks it."""
+    if job.get("address_space_bytes"):
+        resource.setrlimit(resource.RLIMIT_AS, (int(job["address_space_bytes"]),) * 2)
+    if job.get("cpu_rlimit_s"):
+        resource.setrlimit(resource.RLIMIT_CPU, (int(job["cpu_rlimit_s"]), int(job["cpu_rlimit_s"]) + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(job["max_file_bytes"]), int(job["max_file_bytes"])))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (int(job["max_open_files"]), int(job["max_open_files"])))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def execute(job: dict) -> dict:
+    """Run one step; every process it started dies with it (a limit, the output cap, or normal exit)."""
+    wall_s = float(job["wall_s"])
+    cap = int(job["max_output_bytes"])
+    stdin = base64.b64decode(job.get("stdin_b64", ""))
+    env = dict(job["env"])
+    oom_before = oom_kills()
+    budget = CpuBudget(float(job["cpu_budget_s"]))
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            job["argv"], cwd=WORKDIR, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=lambda: child_limits(job),
+        )
+    except OSError as exc:  # as a shell would: the command cannot be run, exit status 127
+        return {"ending": {"exit_code": 127}, "stdout_b64": "",
+                "stderr_b64": base64.b64encode(f"cannot start {job['argv'][0]}: {exc}".encode()).decode(),
+                "elapsed_s": 0.0}
+    out, err, stopped = pump(proc, stdin, start + wall_s, cap, budget)
+    kill_others()
+    code = proc.wait()
+    reap()
+    elapsed = time.monotonic() - start
+    ending = {"stopped": stopped or None, "oom_killed": oom_kills() > oom_before >= 0,
+              "exit_code": None if code < 0 else code, "signal": -code if code < 0 else None,
+              "cpu_s": round(budget.used_s(), 6)}
+    return {"ending": ending, "stdout_b64": base64.b64encode(bytes(out)).decode(),
+            "stderr_b64": base64.b64encode(bytes(err)).decode(), "elapsed_s": round(elapsed, 6)}
+
+
+def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int,
+         budget: CpuBudget) -> tuple[bytearray, bytearray, str]:
+    """Feed stdin and collect stdout/stderr until both close, the deadline passes, the CPU budget is spent or
+    output exceeds cap."""
+    sel = selectors.DefaultSelector()
+    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    for stream in buffers:
+        os.set_blocking(stream.fileno(), False)
+        sel.register(stream, selectors.EVENT_READ)
+    pending = memoryview(stdin)
+    if pending:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin, selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
+    verdict = ""
+    while sel.get_map():
+        now = time.monotonic()
+        remaining = deadline - now
+        if remaining <= 0:
+            verdict = "wall"
+            break
+        if budget.spent():
+            verdict = "cpu"
+            break
+        # Wake up now and then: a straggler may hold the pipes open after the program itself exited.
+        for key, _ in sel.select(max(0.0, min(remaining, POLL_S, budget.next_check - now))):
+            if key.fileobj is proc.stdin:
+                try:
+                    written = os.write(proc.stdin.fileno(), pending[:65536])
+                except BrokenPipeError:
+                    written = len(pending)
+                pending = pending[written:]
+                if not pending:
+                    sel.unregister(proc.stdin)
+                    proc.stdin.close()
+                continue
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if not chunk:
+                sel.unregister(key.fileobj)
+                continue
+            buffers[key.fileobj] += chunk
+            if len(buffers[proc.stdout]) + len(buffers[proc.stderr]) > cap:
+                verdict = "output"
+                break
+        if verdict:
+            break
+        if proc.poll() is not None and not pending:
+            # The program is gone: like the end of a pid namespace, nothing it started outlives it
+            # (a daemonized straggler holding the pipes would otherwise turn a finished run into a timeout).
+            kill_others()
+    sel.close()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if not stream.closed:
+            stream.close()
+    out, err = buffers[proc.stdout], buffers[proc.stderr]
+    return out[:cap], err[: max(0, cap - len(out))], verdict
+
+
+def baked_language() -> Language:
+    """The image's language: its table entry (language.json) read by the project's own languages.py."""
+    with open(LANGUAGE_FILE) as f:
+        spec = json.load(f)
+    return Language(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
+
+
+def agnostics(job: dict) -> dict:
+    """The Agnostics harness: compile once, then each test in order; the first failure decides."""
+    language = baked_language()
+    code = job["code"]
+    ready = reset({language.source_name(code): code})
+    if not ready["ok"]:
+        return {"result": "fail:other", "stdout": "", "stderr": "", "details": ready["detail"]}
+    timeout_s = float(job["timeout_s"])
+
+    def perform(step: Step, stdin: str) -> tuple[RunStatus, dict, str, str]:
+        ran = execute(runner_job(step, stdin.encode()))
+        stdout, stderr = (base64.b64decode(ran[key]) for key in ("stdout_b64", "stderr_b64"))
+        status, _ = classify(step, Ending(**ran["ending"]), stderr)
+        return status, ran["ending"], stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
+
+    build = compile_step(language, code)
+    if build is not None:
+        status, ending, stdout, stderr = perform(build, "")
+        if status is not RunStatus.OK:
+            return {"result": "fail:error", "stdout": stdout, "stderr": stderr, "exit_code": ending["exit_code"] or 1}
+    run = run_step(language, code, Limits(timeout_s=timeout_s, memory_mb=language.memory_mb))
+    stderr = ""
+    for case in job["test_cases"]:
+        status, ending, stdout, stderr = perform(run, case["input"])
+        if status is RunStatus.TIMEOUT:
+            return {"result": "fail:timeout", "stdout": stdout, "stderr": stderr}
+        if status is not RunStatus.OK:
+            exit_code = ending["exit_code"]
+            return {"result": "fail:error", "stdout": stdout, "stderr": stderr,
+                    "exit_code": exit_code if exit_code is not None else 1}
+        if stdout.rstrip() != case["output"].rstrip():
+            return {"result": "fail:wrong-output", "expected": case["output"], "got": stdout, "stderr": stderr}
+    return {"result": "success", "stderr": stderr}
+
+
+def answer(line: bytes) -> dict:
+    try:
+        job = json.loads(line)
+    except ValueError as exc:
+        return {"error": f"not JSON: {exc}"}
+    if not isinstance(job, dict):
+        return {"error": "a job is a JSON object"}
+    try:
+        if "op" not in job and "code" in job:
+            return agnostics(job)
+        if job.get("op") == "reset":
+            return reset(job.get("files", {}))
+        if job.get("op") == "exec":
+            return execute(job)
+        if job.get("op") == "ping":
+            return {"ok": True}
+    except (KeyError, TypeError, ValueError, OSError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"error": f"unknown op {job.get('op')!r}"}
+
+
+def main() -> None:
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        if line.strip():
+            out.write(json.dumps(answer(line)).encode() + b"\n")
+            out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Per-slot cgroup v1 groups: real memory, process count and an equal share of the CPU for sandboxes.
+
+One set of groups per pool slot is created once, reused by every run in that slot (a run only
+rewrites the limits when they change) and removed at close. The groups are nested under this
+process's own groups, so whatever limits the server itself runs under also bound its sandboxes.
+An OOM kill is observed as a rise of the `oom_kill` counter in memory.oom_control. The slots' `cpu`
+groups are siblings with equal `cpu.shares`: a slot full of busy processes gets no more CPU than a
+slot running one, whatever the host's autogroup setting; `cpuacct` counts what a slot's processes used,
+dead ones included. Their parent weighs as much as its slots would as single processes, so the
+sandboxes as a whole compete with the host's processes (the server's own included) as they did before
+they had cpu groups.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pathlib
+import signal
+import time
+
+log = logging.getLogger(__name__)
+
+CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
+CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")  # joined in this order: pids before cpu, see remove()
+SLOT_CPU_SHARES = 1024                # a nice-0 process's weight
+MAX_CPU_SHARES = 262144               # the kernel's ceiling
+
+
+class CgroupError(Exception):
+    """The cgroups could not be created, configured or emptied."""
+
+
+def own_group(controller: str) -> pathlib.Path:
+    """This process's group directory for a v1 controller (from /proc/self/cgroup)."""
+    for line in pathlib.Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if controller in controllers.split(","):
+            return CGROUP_ROOT / controller / path.lstrip("/")
+    raise CgroupError(f"no cgroup v1 {controller!r} controller for this process")
+
+
+def weigh_instance(parent_name: str, slots: int) -> None:
+    """Give the parent of the slots' cpu groups the weight of `slots` nice-0 processes."""
+    path = own_group("cpu") / parent_name / "cpu.shares"
+    SlotCgroup._write(path, min(MAX_CPU_SHARES, SLOT_CPU_SHARES * slots))
+
+
+class SlotCgroup:
+    """The memory, pids, cpu and cpuacct groups of one pool slot."""
+
+    def __init__(self, memory: pathlib.Path, pids: pathlib.Path, cpu: pathlib.Path, cpuacct: pathlib.Path) -> None:
+        self.memory = memory
+        self.pids = pids
+        self.cpu = cpu
+        self.cpuacct = cpuacct
+        # where `cpu,cpuacct` is one hierarchy, both name one directory
+        self._dirs = tuple(dict.fromkeys((memory, pids, cpu, cpuacct)))
+        self._usage = cpuacct / "cpuacct.usage"
+        self._memory_limit: int | None = None
+        self._pids_limit: int | None = None
+
+    @classmethod
+    def create(cls, parent_name: str, name: str) -> SlotCgroup:
+        dirs = []
+        for controller in CONTROLLERS:
+            path = (own_group(controller) / parent_name / name).resolve()
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise CgroupError(f"cannot create {path}: {e}") from e
+            dirs.append(path)
+        group = cls(*dirs)
+        group._write(group.cpu / "cpu.shares", SLOT_CPU_SHARES)
+        return group
+
+    @property
+    def procs_files(self) -> tuple[str, ...]:
+        """The files a process writes its pid to, in order, to join every group."""
+        return tuple(str(path / "cgroup.procs") for path in self._dirs)
+
+    def set_limits(self, memory_bytes: int, max_pids: int) -> None:
+        if memory_bytes != self._memory_limit:
+            self._write(self.memory / "memory.limit_in_bytes", memory_bytes)
+            self._memory_limit = memory_bytes
+        if max_pids != self._pids_limit:
+            self._write(self.pids / "pids.max", max_pids)
+            self._pids_limit = max_pids
+
+    def oom_kills(self) -> int:
+        with open(self.memory / "memory.oom_control", "rb") as f:
+            for line in f.read().splitlines():
+                name, _, value = line.partition(b" ")
+                if name == b"oom_kill":
+                    return int(value)
+        raise CgroupError(f"no oom_kill counter in {self.memory}/memory.oom_control")
+
+    def cpu_ns(self) -> int:
+        """CPU nanoseconds the slot's processes have used since the group was made (dead ones included)."""
+        with open(self._usage, "rb") as f:
+            return int(f.read())
+
+    def members(self) -> list[int]:
+        """Processes in the slot (every sandbox joins the pids group; one read, since runs check it each time)."""
+        with open(self.pids / "cgroup.procs", "rb") as f:
+            return [int(p) for p in f.read().split()]
+
+    def all_members(self) -> list[int]:
+        """Processes in either group (one that died between joining the two is only in the memory group)."""
+        pids = set(self.members())
+        pids.update(int(p) for p in (self.memory / "cgroup.procs").read_text().split())
+        return sorted(pids)
+
+    def kill_all(self, timeout_s: float = 5.0) -> None:
+        """SIGKILL every member until both groups are empty; CgroupError if they will not empty."""
+        deadline = time.monotonic() + timeout_s
+        while members := self.all_members():
+            if time.monotonic() > deadline:
+                raise CgroupError(f"processes {members} survive SIGKILL in {self.pids}")
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        """Kill the members, then remove the groups (a process joins pids before cpu, so an empty pids and
+        memory group leave the cpu groups empty too)."""
+        self.kill_all()
+        for path in self._dirs:
+            with contextlib.suppress(FileNotFoundError):
+                path.rmdir()
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # the shared parent goes with its last slot
+
+    @staticmethod
+    def _write(path: pathlib.Path, value: int) -> None:
+        try:
+            path.write_text(str(value))
+        except OSError as e:
+            raise CgroupError(f"cannot write {value} to {path}: {e}") from e

@@ -1,0 +1,103 @@
+"""Host resources of a process-backend instance, and cleanup of those a dead instance left behind.
+
+An instance owns a directory (its slots' tmpfs mounts live under it) and same-named cgroups. A server
+killed before close() would leak them, and the tmpfs contents keep holding memory. So each instance
+holds an flock on `<dir>.lock` (taken before the directory exists); at start, every other instance
+directory whose lock is free belongs to a dead instance and is unmounted, emptied and removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import pathlib
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+
+from sandboxes.backends.process.cgroups import CONTROLLERS, CgroupError, own_group
+
+log = logging.getLogger(__name__)
+
+PREFIX = "reward-sbx-"
+
+
+class InstanceDir:
+    """A locked, private root directory for one backend instance."""
+
+    def __init__(self) -> None:
+        base = pathlib.Path(tempfile.gettempdir())
+        name = PREFIX + uuid.uuid4().hex[:12]
+        self.lock_fd = os.open(base / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self.path = base / name
+        self.path.mkdir(mode=0o711)
+        self.path.chmod(0o711)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def release(self) -> None:
+        """Remove the (already emptied) directory and its lock."""
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+        with contextlib.suppress(OSError):
+            pathlib.Path(f"{self.path}.lock").unlink()
+        os.close(self.lock_fd)
+
+
+def reap_dead_instances() -> None:
+    """Unmount and remove what instances that died without close() left behind."""
+    for lock_path in pathlib.Path(tempfile.gettempdir()).glob(f"{PREFIX}*.lock"):
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue  # alive
+        try:
+            _remove(lock_path.with_suffix(""))
+            lock_path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+def _remove(root: pathlib.Path) -> None:
+    log.warning("removing leftovers of a dead sandbox instance: %s", root)
+    for controller in CONTROLLERS:
+        with contextlib.suppress(CgroupError, OSError):
+            group = own_group(controller) / root.name
+            for slot in group.glob("slot*"):
+                _kill_members(slot)
+                slot.rmdir()
+            group.rmdir()
+    for slot in root.glob("slot*"):
+        if os.path.ismount(slot):
+            done = subprocess.run(["umount", str(slot)], capture_output=True, check=False)
+            if done.returncode != 0:
+                log.error("cannot unmount %s: %s", slot, done.stderr.decode(errors="replace").strip())
+                continue
+        with contextlib.suppress(OSError):
+            slot.rmdir()
+    with contextlib.suppress(OSError):
+        (root / "launcher").unlink(missing_ok=True)
+        root.rmdir()
+
+
+def _kill_members(group: pathlib.Path) -> None:
+    for _ in range(100):
+        pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)

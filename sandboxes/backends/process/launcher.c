@@ -1,0 +1,108 @@
+/*
+ * The process backend's first exec: join the slot's cgroups, set the rlimits, become the slot's uid,
+ * then run bubblewrap and reap everything it leaves. It replaces `sh -c 'echo $$ >...; ulimit ...;
+ * exec setpriv ... bwrap ...'`: one static exec instead of two dynamic ones saves about 3 ms of CPU per
+ * sandboxed run (measured), a quarter of the sandbox's overhead on a small program.
+ *
+ * Why it stays as bwrap's parent: bwrap's outer process exits as soon as the sandbox's init reports the
+ * program's exit, before that init is reaped. Orphaned, the init would wait for the host's init to reap
+ * it, counting against the slot's pids limit meanwhile. As a child subreaper this launcher inherits and
+ * reaps it at once, and exits with bwrap's status.
+ *
+ * usage: launcher CGROUP_PROCS_FILE... -- CPU_S FSIZE_BYTES NOFILE NPROC AS_BYTES UID -- PROGRAM ARGS...
+ * The groups are joined in the order given, first thing, so the slot's CPU accounting covers the whole run.
+ * Each limit is a number or "unlimited"; soft = hard, except the CPU hard limit, one second above the
+ * soft one so the program first gets SIGXCPU (a CPU-time death the caller can tell from a SIGKILL).
+ * Standard streams that are pipes are handed to UID. A failure before PROGRAM starts exits 125.
+ * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void fail(const char *what, const char *arg) {
+    fprintf(stderr, "launcher: %s %s: %s\n", what, arg, strerror(errno));
+    _exit(125);
+}
+
+static rlim_t parse_limit(const char *text) {
+    if (strcmp(text, "unlimited") == 0) return RLIM_INFINITY;
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0' || end == text) { errno = EINVAL; fail("bad limit", text); }
+    return (rlim_t)value;
+}
+
+static void set_limit(int resource, const char *text, rlim_t hard_extra) {
+    rlim_t soft = parse_limit(text);
+    struct rlimit limit = {soft, soft == RLIM_INFINITY ? soft : soft + hard_extra};
+    if (setrlimit(resource, &limit) != 0) fail("setrlimit", text);
+}
+
+/* Die with `parent`: set after any uid change (which clears it); the check catches a parent already gone. */
+static void die_with(pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig", "");
+    if (getppid() != parent) { errno = ESRCH; fail("parent died", ""); }
+}
+
+int main(int argc, char **argv) {
+    pid_t server = getppid();
+    int i = 1;
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        FILE *procs = fopen(argv[i], "w");
+        if (procs == NULL || fputs(pid, procs) == EOF || fclose(procs) != 0) fail("cannot join", argv[i]);
+    }
+    if (argc - i < 9 || strcmp(argv[i + 7], "--") != 0) { errno = EINVAL; fail("usage", argv[0]); }
+    char **limits = argv + i + 1;
+    char **program = argv + i + 8;
+    set_limit(RLIMIT_CPU, limits[0], 1);
+    set_limit(RLIMIT_FSIZE, limits[1], 0);
+    set_limit(RLIMIT_NOFILE, limits[2], 0);
+    set_limit(RLIMIT_NPROC, limits[3], 0);
+    set_limit(RLIMIT_AS, limits[4], 0);
+    set_limit(RLIMIT_CORE, "0", 0);
+    uid_t uid = (uid_t)parse_limit(limits[5]);
+    if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[5]); }
+    /* The std pipes were made by the (root) server: give them to the slot uid, or reopening them
+     * through /dev/stdin (fs.readFileSync("/dev/stdin"), a common idiom) fails with EACCES. */
+    for (int fd = 0; fd <= 2; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && fchown(fd, uid, uid) != 0) fail("chown", "std pipe");
+    }
+    if (setgroups(0, NULL) != 0) fail("setgroups", "");
+    if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[5]);
+    if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[5]);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs", "");
+    die_with(server);
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail("subreaper", "");
+    pid_t launcher = getpid();
+    pid_t child = fork();
+    if (child < 0) fail("fork", program[0]);
+    if (child == 0) {
+        die_with(launcher);
+        execv(program[0], program);
+        fail("exec", program[0]);
+    }
+    int status, result = 125;
+    for (;;) {
+        pid_t done = waitpid(-1, &status, 0);
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            break;  /* ECHILD: bwrap and everything it left are reaped */
+        }
+        if (done == child) result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    return result;
+}

@@ -1,0 +1,138 @@
+"""gRPC-native balancing: three real replicas behind one `ipv4:` target, round_robin, failover without loss."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+
+import pytest
+
+from reward_server.client import RewardClient
+from reward_server.loadtest.scrape import scrape, total
+from reward_server.pb import reward_pb2
+from reward_server.targets import parse_targets, width
+from tests.candidates import equation, python_script, verdict_name
+
+
+def with_metrics(start_server, *args: str):
+    server = start_server("--metrics-port", "0", *args)
+    server.metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
+    return server
+
+
+def ipv4_target(servers) -> str:
+    return "ipv4:" + ",".join(server.address for server in servers)
+
+
+def wait_all_connected(client: RewardClient, replicas) -> None:
+    """Until every replica has answered a call: round_robin picks only replicas it has seen SERVING, and the
+    client is ready as soon as one is."""
+    give_up = time.monotonic() + 30
+    while not all(total(scrape(r.metrics_url), "reward_requests_total") for r in replicas):
+        assert time.monotonic() < give_up, "round_robin never reached every replica"
+        client.score([equation("warm", "VERDICT: TRUE", True)])
+
+
+def score_calls(replicas) -> list[float]:
+    return [total(scrape(r.metrics_url), "reward_requests_total", method="Score") for r in replicas]
+
+
+def test_one_target_spreads_batches_over_every_replica(start_server) -> None:
+    replicas = [with_metrics(start_server, "--workers", "2") for _ in range(3)]
+    with RewardClient(ipv4_target(replicas)) as client:
+        wait_all_connected(client, replicas)
+        before = score_calls(replicas)
+        for batch in range(6):
+            results = client.score([python_script(f"b{batch}/{i}", f"print('ok')  # {batch}/{i}", "ok")
+                                    for i in range(6)])
+            assert [verdict_name(r) for r in results] == ["PASS"] * 6
+    calls = [after - earlier for after, earlier in zip(score_calls(replicas), before, strict=True)]
+    candidates = [total(scrape(r.metrics_url), "reward_candidates_total", language="python") for r in replicas]
+    assert calls == [6, 6, 6] and candidates == [12, 12, 12], (calls, candidates)  # each batch: a call per replica
+
+
+def test_a_replica_killed_mid_batch_loses_and_duplicates_nothing(start_server) -> None:
+    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(3)]
+    victim = replicas[1]
+    slow = [python_script(f"s{i}", f"import time\ntime.sleep(0.4)\nprint('ok')  # {i}\n", "ok") for i in range(12)]
+    results: list[reward_pb2.ScoreResult] = []
+    with RewardClient(ipv4_target(replicas)) as client:
+        wait_all_connected(client, replicas)
+        before = [total(scrape(r.metrics_url), "reward_candidates_total") for r in replicas]
+        scoring = threading.Thread(target=lambda: results.extend(client.score(slow, timeout_s=120)))
+        scoring.start()
+        give_up = time.monotonic() + 30
+        while total(scrape(victim.metrics_url), "reward_pool_busy") < 1:
+            assert time.monotonic() < give_up, "the victim never started grading"
+            time.sleep(0.05)
+        victim.process.kill()
+        scoring.join(150)
+    assert not scoring.is_alive()
+    assert [r.id for r in results] == [c.id for c in slow]
+    assert [r.index for r in results] == list(range(len(slow)))
+    assert all(verdict_name(r) == "PASS" for r in results), [r.detail for r in results]
+    survivors = [total(scrape(replicas[i].metrics_url), "reward_candidates_total") - before[i] for i in (0, 2)]
+    assert sum(survivors) == len(slow), survivors  # their own shares, and the victim's graded again
+
+
+def test_a_stream_cut_by_a_dying_replica_resumes_elsewhere_without_repeats(
+        start_server, caplog: pytest.LogCaptureFixture) -> None:
+    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(2)]
+    slow = [python_script(f"t{i}", f"import time\ntime.sleep(0.3)\nprint('ok')  # {i}\n", "ok") for i in range(8)]
+    results: list[reward_pb2.ScoreResult] = []
+    with RewardClient(ipv4_target(replicas)) as client, caplog.at_level("WARNING", logger="reward_server.client"):
+        wait_all_connected(client, replicas)
+        for result in client.score_stream(slow, timeout_s=120):
+            results.append(result)
+            if len(results) == 2:  # the stream's replica is mid-batch: kill it
+                [streaming] = [r for r in replicas if total(scrape(r.metrics_url), "reward_requests_in_flight")]
+                streaming.process.kill()
+    assert "failed" in caplog.text  # the stream was cut, and the rest was sent again
+    assert sorted(r.index for r in results) == list(range(len(slow)))  # each candidate exactly once
+    assert all(verdict_name(r) == "PASS" for r in results), [r.detail for r in results]
+
+
+def test_targets_keep_schemes_whole_and_split_plain_lists() -> None:
+    assert parse_targets("dns:///reward.ns.svc:50051") == ["dns:///reward.ns.svc:50051"]
+    assert parse_targets("ipv4:127.0.0.1:5001,127.0.0.1:5002") == ["ipv4:127.0.0.1:5001,127.0.0.1:5002"]
+    assert parse_targets("a:1, b:2") == ["a:1", "b:2"]
+    assert parse_targets(["ipv4:127.0.0.1:1", "c:3"]) == ["ipv4:127.0.0.1:1", "c:3"]
+    with pytest.raises(ValueError, match="no reward server address"):
+        parse_targets(" , ")
+
+
+def test_width_counts_literal_and_resolved_replicas() -> None:
+    async def widths() -> list[int]:
+        return [await width(t) for t in ("ipv4:127.0.0.1:1,127.0.0.1:2,127.0.0.1:3", "ipv6:[::1]:1",
+                                         "127.0.0.1:1", "dns:///127.0.0.1:1", "unix:/tmp/x.sock",
+                                         "no-such-host.invalid:1")]
+
+    assert asyncio.run(widths()) == [3, 1, 1, 1, 1, 1]
+
+
+def test_a_draining_replica_gets_no_new_calls(start_server, caplog: pytest.LogCaptureFixture) -> None:
+    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(2)]
+    draining = replicas[1]
+    with RewardClient(ipv4_target(replicas)) as client:
+        wait_all_connected(client, replicas)
+        with RewardClient(draining.address) as direct:   # keeps the replica draining for a few seconds
+            sleeper = python_script("slow", "import time\ntime.sleep(4)\n")
+            slow = threading.Thread(target=direct.score, args=([sleeper],))
+            slow.start()
+            give_up = time.monotonic() + 30
+            while total(scrape(draining.metrics_url), "reward_pool_busy") < 1:
+                assert time.monotonic() < give_up, "the slow candidate never started"
+                time.sleep(0.05)
+            draining.process.terminate()
+            time.sleep(0.5)  # the drain's GOAWAY reaches the client
+            [calls] = score_calls(replicas[:1])
+            with caplog.at_level("WARNING", logger="reward_server.client"):
+                for batch in range(4):
+                    results = client.score([python_script(f"d{batch}/{i}", f"print('ok')  # {i}", "ok")
+                                            for i in range(2)])
+                    assert [verdict_name(r) for r in results] == ["PASS", "PASS"]
+            slow.join(60)
+    assert not [r for r in caplog.records if r.name == "reward_server.client"], caplog.text  # no call refused
+    assert score_calls(replicas[:1]) == [calls + 8]  # every call went to the replica still serving
