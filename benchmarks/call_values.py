@@ -5,7 +5,7 @@ Kinds: "int" (an integer a double holds exactly, |n| <= 2**53), "long" (any othe
 (beyond 64 bits), "float", "nonfinite" (NaN or an infinity, which Python's json reads), "bool", "string", "null",
 "list" (elements of one shape: numbers mix, an empty list fits any list), "mixed_list" (elements of different
 shapes, e.g. [1, "a"] or [[1], ["a"]]) and "object". The loaders (benchmarks/livecodebench.py) and the grader
-(reward_server/graders/call_based.py) both ask here.
+(reward_server/graders/call_based.py) both ask here, and read a test's arguments the same way (argument_lines).
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ from typing import Any
 KINDS = ("int", "long", "bigint", "float", "nonfinite", "bool", "string", "null", "list", "mixed_list", "object")
 _EXACT_IN_DOUBLE = 2**53
 _INT64 = 2**63
+
+
+def argument_lines(stdin: str) -> list[str]:
+    """LiveCodeBench splits a test's input on "\n" and reads each line as one argument; one final newline is
+    ignored."""
+    return stdin.removesuffix("\n").split("\n")
 
 
 def kinds(value: Any) -> set[str]:

@@ -3,7 +3,8 @@
 `outcomes.json` is 500 MB of JSON strings; parsing it with `json` costs ~3 GB of Python objects. The matrix is
 instead decoded straight from the bytes into one int8 per pair (True / False / unknown), about 22 MB.
 Sampling is balanced TRUE/FALSE and reproducible by seed; laws are written with `*` for `◇`, as SAIR does.
-An implication becomes a Problem through a SAIR Stage 1 style prompt template (benchmarks.prompts).
+An implication becomes a Problem through a SAIR Stage 1 style prompt template (benchmarks.prompts), carrying its
+laws, so that a FALSE answer's counterexample can be checked when one is required.
 """
 
 from __future__ import annotations
@@ -51,11 +52,14 @@ class EquationalProblem:
     def problem_id(self) -> str:
         return f"eq{self.eq1_id}->eq{self.eq2_id}"
 
-    def problem(self, template: str, benchmark: str = BENCHMARK) -> Problem:
-        """This implication, asked with a prompt template holding {{ equation1 }} and {{ equation2 }}."""
+    def problem(self, template: str, benchmark: str = BENCHMARK, *, require_counterexample: bool = False) -> Problem:
+        """This implication, asked with a prompt template holding {{ equation1 }} and {{ equation2 }}; with
+        `require_counterexample`, a right FALSE must show a magma (the prompt says how to write it)."""
         return Problem(id=self.problem_id, benchmark=benchmark, language="",
-                       messages=prompts.sair_messages(template, self.equation1, self.equation2),
-                       expected=self.answer)
+                       messages=prompts.sair_messages(template, self.equation1, self.equation2,
+                                                      counterexample=require_counterexample),
+                       expected=self.answer, equation1=self.equation1, equation2=self.equation2,
+                       require_counterexample=require_counterexample)
 
 
 def load_laws(root: Path) -> list[str]:
@@ -112,5 +116,7 @@ def sample_problems(root: Path, count: int, *, seed: int) -> list[EquationalProb
     return [EquationalProblem(i + 1, j + 1, laws[i], laws[j], answer) for (i, j), answer in chosen.items()]
 
 
-def problems(implications: Iterable[EquationalProblem], template: str) -> list[Problem]:
-    return [implication.problem(template) for implication in implications]
+def problems(implications: Iterable[EquationalProblem], template: str, *,
+             require_counterexample: bool = False) -> list[Problem]:
+    return [implication.problem(template, require_counterexample=require_counterexample)
+            for implication in implications]

@@ -1,13 +1,19 @@
-"""LiveCodeBench-family rows (LiveCodeBench, Ag-LiveCodeBench-X, Multi-LCB) -> stdin/stdout Problems.
+"""LiveCodeBench-family rows (LiveCodeBench, Ag-LiveCodeBench-X, Multi-LCB) -> stdin/stdout and call-based Problems.
 
 Each problem is posed once per language, all under one id (so the split keeps its languages together). The
-three styles differ in prompt, output comparator and code extraction (docs/grading.md). Functional (LeetCode) tests
-need a per-language harness and are skipped, as Ag-LiveCodeBench-X does.
+three styles differ in prompt, output comparator and code extraction (docs/grading.md). Functional (LeetCode)
+problems (`metadata.func_name`, tests of type "functional") are posed, whatever the style, as LiveCodeBench poses
+them: its starter code in the prompt (in another language, translated by benchmarks/starter_code.py), graded by a
+call harness. They are posed only in a language whose call harness takes every value of their tests (the language
+table's `call_harness.values`) and that has a starter translation; the rest are skipped, as are rows whose tests
+mix the two types or whose functional tests are not JSON.
 """
 
 from __future__ import annotations
 
 import base64
+import collections
+import dataclasses
 import io
 import json
 import logging
@@ -16,7 +22,8 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from benchmarks import prompts
+from benchmarks import prompts, starter_code
+from benchmarks.call_values import argument_lines, kinds
 from benchmarks.problem import Problem
 
 log = logging.getLogger(__name__)
@@ -37,23 +44,69 @@ STYLES: dict[str, Style] = {
 
 def problems(rows: Iterable[Mapping[str, Any]], *, languages: Iterable[str], table: prompts.LanguageTable,
              style: str = "multilcb") -> list[Problem]:
-    """One Problem per (stdin problem, language), in row order."""
+    """One Problem per (problem, language) that can be posed, in row order."""
     chosen = STYLES[style]
-    names = [(language, prompts.LanguageNames.lookup(table, language)) for language in languages]
-    out, skipped = [], 0
+    languages = list(languages)
+    out: list[Problem] = []
+    skipped: collections.Counter[str] = collections.Counter()
     for row in rows:
         tests = decode_tests(row.get("public_test_cases")) + decode_tests(row.get("private_test_cases"))
-        if not tests or any(test.get("testtype", "stdin") != "stdin" for test in tests):
-            skipped += 1
-            continue
+        types = {test.get("testtype", "stdin") for test in tests}
         io_tests = tuple((test["input"], test["output"]) for test in tests)
-        out.extend(Problem(
-            id=f"lcb/{row['question_id']}", benchmark=f"lcb-{style}", language=language,
-            messages=chosen.messages(row["question_content"], language, language_names), io_tests=io_tests,
-            comparator=chosen.comparator, extraction=chosen.extraction) for language, language_names in names)
-    if skipped:
-        log.info("LiveCodeBench: skipped %d problems without stdin tests", skipped)
+        base = Problem(id=f"lcb/{row['question_id']}", benchmark=f"lcb-{style}", language="", messages=(),
+                       io_tests=io_tests, comparator=chosen.comparator, extraction=chosen.extraction)
+        if types == {"stdin"}:
+            out.extend(dataclasses.replace(base, language=language, messages=chosen.messages(
+                row["question_content"], language, prompts.LanguageNames.lookup(table, language)))
+                for language in languages)
+        elif types == {"functional"} and (name := function_name(row)):
+            posed = functional(row, base, name, languages, table)
+            out.extend(posed)
+            skipped["functional problem in a language it cannot be posed in"] += len(languages) - len(posed)
+        else:
+            skipped["problem without tests of one type"] += 1
+    for why, count in skipped.items():
+        if count:
+            log.info("LiveCodeBench: skipped %d %s", count, why)
     return out
+
+
+def function_name(row: Mapping[str, Any]) -> str:
+    """The function a functional problem's tests call (LiveCodeBench's `metadata` JSON, `func_name`)."""
+    metadata = row.get("metadata") or {}
+    if isinstance(metadata, str):
+        metadata = json.loads(metadata or "{}")
+    return metadata.get("func_name") or ""
+
+
+def functional(row: Mapping[str, Any], base: Problem, name: str, languages: list[str],
+               table: prompts.LanguageTable) -> list[Problem]:
+    """The functional problem in each language that can pose it."""
+    try:
+        arguments = [[json.loads(line) for line in argument_lines(stdin)] for stdin, _ in base.io_tests]
+        results = [json.loads(expected) for _, expected in base.io_tests]
+    except ValueError:
+        return []
+    values = set().union(*map(kinds, results), *(kinds(value) for test in arguments for value in test))
+    signature = starter_code.python_signature(row.get("starter_code") or "", name)
+    posed = []
+    for language in languages:
+        try:
+            entry = table.resolve(language)
+        except KeyError:
+            continue
+        if entry.call_harness is None or not values <= set(entry.call_harness.values):
+            continue
+        if entry.key == "python":
+            starter = row.get("starter_code") or ""
+        else:
+            starter = signature and starter_code.starter(entry.key, signature, arguments, results)
+        if not starter:
+            continue
+        messages = prompts.functional_messages(row["question_content"], language,
+                                               prompts.LanguageNames.lookup(table, language), starter)
+        posed.append(dataclasses.replace(base, language=language, messages=messages, function_name=name))
+    return posed
 
 
 def decode_tests(value: str | list | None) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from reward_server.pb import reward_pb2
 
@@ -14,6 +15,13 @@ COMPARATORS = {"exact": reward_pb2.EXACT, "lenient": reward_pb2.LENIENT, "lcb": 
 
 class ProblemFormatError(ValueError):
     """A problem row is missing a field or has one of the wrong kind; the message names it."""
+
+
+class Checker(NamedTuple):
+    """A checker program (testlib's protocol) that judges an io problem's output instead of a comparator."""
+
+    language: str
+    source: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +38,11 @@ class Problem:
     extraction: str = "none"         # a key of EXTRACTIONS
     expected: bool | None = None     # equational: does equation 1 imply equation 2
     timeout_s: float = 0.0           # per test; 0: the language's default
+    function_name: str = ""          # call-based io_tests (LiveCodeBench functional): the function they call
+    checker: Checker | None = None   # io problems whose output a checker judges
+    equation1: str = ""              # equational: the laws, `*` for the operation
+    equation2: str = ""
+    require_counterexample: bool = False   # equational: a right FALSE must show a magma (BAD_COUNTEREXAMPLE)
 
     @property
     def kind(self) -> str:
@@ -46,12 +59,16 @@ class Problem:
         """The one mapping to the wire: eval and the TRL rewards both grade a completion through it."""
         if self.expected is not None:
             return reward_pb2.Candidate(id=candidate_id, equation=reward_pb2.EquationTask(
-                response=completion, expected=self.expected))
+                response=completion, expected=self.expected, equation1=self.equation1, equation2=self.equation2,
+                require_counterexample=self.require_counterexample))
+        checker = None if self.checker is None else reward_pb2.Checker(language=self.checker.language,
+                                                                       source=self.checker.source)
         return reward_pb2.Candidate(id=candidate_id, code=reward_pb2.CodeTask(
             language=self.language, completion=completion, extraction=EXTRACTIONS[self.extraction],
             prompt=self.code_prompt, stop_tokens=self.stop_tokens, tests=self.tests,
             io_tests=[reward_pb2.IOTest(stdin=stdin, expected_stdout=out) for stdin, out in self.io_tests],
-            comparator=COMPARATORS[self.comparator], timeout_s=self.timeout_s, run_all_tests=run_all_tests))
+            comparator=COMPARATORS[self.comparator], timeout_s=self.timeout_s, run_all_tests=run_all_tests,
+            function_name=self.function_name, checker=checker))
 
 
 def unique(problems: Iterable[Problem], source: str) -> list[Problem]:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.problem import COMPARATORS, EXTRACTIONS, Problem, ProblemFormatError, unique
+from benchmarks.problem import COMPARATORS, EXTRACTIONS, Checker, Problem, ProblemFormatError, unique
 
 
 def _io_test(raw: Any, where: str) -> tuple[str, str]:
@@ -16,6 +16,14 @@ def _io_test(raw: Any, where: str) -> tuple[str, str]:
     if not isinstance(stdin, str) or not isinstance(expected, str):
         raise ProblemFormatError(f"{where}: io_tests items need string stdin/expected_stdout (or input/output)")
     return stdin, expected
+
+
+def _checker(raw: Any, where: str) -> Checker | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(key), str) for key in ("language", "source")):
+        raise ProblemFormatError(f"{where}: checker must be an object with string language and source")
+    return Checker(raw["language"], raw["source"])
 
 
 def problem(row: dict[str, Any], default_benchmark: str, where: str) -> Problem:
@@ -42,11 +50,17 @@ def problem(row: dict[str, Any], default_benchmark: str, where: str) -> Problem:
     if not isinstance(stop_tokens, list) or not all(isinstance(s, str) for s in stop_tokens):
         raise ProblemFormatError(f"{where}: stop_tokens must be a list of strings")
     prompt = text("prompt", "")
+    require_counterexample = row.get("require_counterexample", False)
+    if not isinstance(require_counterexample, bool):
+        raise ProblemFormatError(f"{where}: field 'require_counterexample' must be true or false")
     return Problem(
         id=text("id"), benchmark=text("benchmark", default_benchmark),
         language="" if expected is not None else text("language"), messages=(("user", prompt),),
         code_prompt=prompt if tests else "", tests=tests, stop_tokens=tuple(stop_tokens), io_tests=io_tests,
-        comparator=comparator, extraction=extraction, expected=expected, timeout_s=float(row.get("timeout_s", 0.0)))
+        comparator=comparator, extraction=extraction, expected=expected, timeout_s=float(row.get("timeout_s", 0.0)),
+        function_name=text("function_name", ""), checker=_checker(row.get("checker"), where),
+        equation1=text("equation1", ""), equation2=text("equation2", ""),
+        require_counterexample=require_counterexample)
 
 
 def load(path: Path) -> list[Problem]:

@@ -1,12 +1,14 @@
 """The benchmarks' prompt formats, as chat messages: (role, content) pairs, as a Problem holds them.
 
 - Multi-LCB: LiveCodeBench's code-generation prompt generalised per language (system + user, a fenced
-  placeholder block the model fills in; graded with the first fenced block).
+  placeholder block the model fills in; graded with the first fenced block). A functional (LeetCode) problem is
+  asked as LiveCodeBench asks it, whatever the style: the starter code in that block (benchmarks/starter_code.py).
 - Agnostics: `# Problem` / `# Task`, the language named in the task, plus the per-language nudge the
   Agnostics configs add for low-resource languages.
 - MultiPL-E: a completion prompt; the model continues the given code, which is graded as
   prompt + completion (cut at the stop tokens) + tests.
-- SAIR Stage 1: the competition's template with `{{equation1}}` / `{{ equation1 }}` placeholders.
+- SAIR Stage 1: the competition's template with `{{equation1}}` / `{{ equation1 }}` placeholders; when a
+  counterexample is required, a note on how to write it follows.
 The wording is data (templates here); how a language is named (display name, fence tag, comment) comes from
 the language table, which callers pass in (`sandboxes.languages.LanguageTable` fits `LanguageTable` below).
 Where a reference names a language its own way, a small override table here says so. A language the table
@@ -22,11 +24,20 @@ from typing import Protocol
 Messages = tuple[tuple[str, str], ...]
 
 
+class CallHarnessEntry(Protocol):
+    """A language's call-based harness (`sandboxes.languages.CallHarness`): the JSON value kinds it takes."""
+
+    @property
+    def values(self) -> tuple[str, ...]: ...
+
+
 class TableEntry(Protocol):
     """One language of the table (`sandboxes.languages.Language`); an empty display or fence means the key."""
 
     @property
     def key(self) -> str: ...
+    @property
+    def call_harness(self) -> CallHarnessEntry | None: ...
     @property
     def display(self) -> str: ...
     @property
@@ -77,6 +88,9 @@ MULTILCB_USER = (
     "### Answer: (use the provided format with backticks)\n\n"
 )
 MULTILCB_PLACEHOLDER = "YOUR CODE HERE"
+# LiveCodeBench's format line for a problem with starter code (a LeetCode function)
+LCB_STARTER_FORMAT = ("You will use the following starter code to write the solution to the problem and enclose "
+                      "your code within delimiters.")
 
 # Agnostics language keys -> the name its task line uses where it differs from the table's.
 AGNOSTICS_NAMES: dict[str, str] = {"python": "Python 3", "c": "C"}
@@ -103,12 +117,25 @@ MULTIPLE_INSTRUCTION = (
 )
 
 SAIR_PLACEHOLDER = re.compile(r"\{\{\s*(equation1|equation2)\s*\}\}")
+# what a counterexample must look like when the grader checks it (reward_server/graders/counterexample.py)
+COUNTEREXAMPLE_FORMAT = (
+    "\nWrite the COUNTEREXAMPLE as the operation table of a finite magma on the elements 0, 1, ..., n-1 (n at most "
+    "16): a list of n rows of n integers whose row a, column b holds a * b, e.g. [[0, 1], [1, 0]]. Equation 1 must "
+    "hold for every assignment of elements to its variables, and Equation 2 must fail for at least one.\n"
+)
 
 
 def multilcb_messages(question: str, language: str, names: LanguageNames) -> Messages:
     names = dataclasses.replace(names, **MULTILCB_NAMES.get(language, {}))
     user = MULTILCB_USER.format(question=question, format=MULTILCB_FORMAT.format(fence=names.fence),
                                 fence=names.fence, placeholder=names.comment.format(MULTILCB_PLACEHOLDER))
+    return ("system", MULTILCB_SYSTEM.format(display=names.display)), ("user", user)
+
+
+def functional_messages(question: str, language: str, names: LanguageNames, starter: str) -> Messages:
+    """LiveCodeBench's prompt for a problem with starter code, the language named as Multi-LCB names it."""
+    names = dataclasses.replace(names, **MULTILCB_NAMES.get(language, {}))
+    user = MULTILCB_USER.format(question=question, format=LCB_STARTER_FORMAT, fence=names.fence, placeholder=starter)
     return ("system", MULTILCB_SYSTEM.format(display=names.display)), ("user", user)
 
 
@@ -123,9 +150,10 @@ def multipl_e_messages(code_prompt: str, names: LanguageNames) -> Messages:
     return (("user", MULTIPLE_INSTRUCTION.format(display=names.display, code=code_prompt)),)
 
 
-def sair_messages(template: str, equation1: str, equation2: str) -> Messages:
-    """The SAIR template with both placeholder spellings filled in."""
+def sair_messages(template: str, equation1: str, equation2: str, *, counterexample: bool = False) -> Messages:
+    """The SAIR template with both placeholder spellings filled in (and the counterexample's format, if checked)."""
     if not {m.group(1) for m in SAIR_PLACEHOLDER.finditer(template)} >= {"equation1", "equation2"}:
         raise ValueError("SAIR template lacks an {{ equation1 }} or {{ equation2 }} placeholder")
     values = {"equation1": equation1, "equation2": equation2}
-    return (("user", SAIR_PLACEHOLDER.sub(lambda m: values[m.group(1)], template)),)
+    text = SAIR_PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+    return (("user", text + COUNTEREXAMPLE_FORMAT if counterexample else text),)

@@ -12,6 +12,9 @@ BENCHMARK = "sair"
 TEMPLATE = "sair-stage1/example_complete_prompt.txt"   # the competition's prompt, in the offline data directory
 
 
-def problems(rows: Iterable[Mapping[str, Any]], template: str) -> list[Problem]:
+def problems(rows: Iterable[Mapping[str, Any]], template: str, *,
+             require_counterexample: bool = False) -> list[Problem]:
     return [EquationalProblem(int(row["eq1_id"]), int(row["eq2_id"]), row["equation1"], row["equation2"],
-                              bool(row["answer"])).problem(template, BENCHMARK) for row in rows]
+                              bool(row["answer"])).problem(template, BENCHMARK,
+                                                           require_counterexample=require_counterexample)
+            for row in rows]

@@ -12,8 +12,10 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from reward_server.graders.checkers import Checkers, CheckerSpec
 from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob
 from reward_server.graders.comparators import Comparator
+from reward_server.graders.counterexample import grade_counterexample
 from reward_server.graders.equational import grade_equation
 from reward_server.graders.extraction import ExtractionStyle
 from reward_server.metrics import ServerMetrics
@@ -57,6 +59,8 @@ def code_job(task: reward_pb2.CodeTask) -> CodeJob:
         timeout_s=task.timeout_s,
         memory_mb=task.memory_mb,
         run_all_tests=task.run_all_tests,
+        function_name=task.function_name,
+        checker=CheckerSpec(task.checker.language.strip(), task.checker.source) if task.HasField("checker") else None,
     )
 
 
@@ -138,12 +142,17 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         results: list[reward_pb2.ScoreResult | None] = []
         code_tasks: list[asyncio.Future] = []
         equations: list[Verdict] = []
+        checkers = self.grader.checkers(priority=priority, caller=caller, deadline=deadline)
         self.metrics.request_started(method)
         try:
             for index, candidate in enumerate(request.candidates):
                 if candidate.HasField("equation"):  # the hot path: tens of thousands a second, kept lean
                     task = candidate.equation
                     verdict, extracted = grade_equation(task.response, task.expected)
+                    if task.require_counterexample and verdict is Verdict.PASS and not task.expected:
+                        results.append(None)    # its magma is checked off the loop
+                        code_tasks.append(asyncio.ensure_future(self._grade_counterexample(index, candidate)))
+                        continue
                     equations.append(verdict)
                     value, reward = EQUATION_FIELDS[verdict]
                     results.append(reward_pb2.ScoreResult(id=candidate.id, index=index, verdict=value,
@@ -151,8 +160,8 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                 else:
                     results.append(None)
                     self.metrics.candidates_received(self._language_label(candidate.code.language))
-                    code_tasks.append(asyncio.ensure_future(
-                        self._grade_code(index, candidate, priority=priority, caller=caller, deadline=deadline)))
+                    code_tasks.append(asyncio.ensure_future(self._grade_code(
+                        index, candidate, checkers, priority=priority, caller=caller, deadline=deadline)))
             if equations:
                 counts = collections.Counter(equations)
                 self.metrics.observe_batch("equation", {v.name: n for v, n in counts.items()},
@@ -166,13 +175,27 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                  reward_pb2.Priority.Name(priority), len(request.candidates), len(code_tasks),
                  time.monotonic() - started)
 
-    async def _grade_code(self, index: int, candidate: reward_pb2.Candidate, *, priority: int, caller: str,
-                          deadline: float | None) -> reward_pb2.ScoreResult:
+    async def _grade_counterexample(self, index: int, candidate: reward_pb2.Candidate) -> reward_pb2.ScoreResult:
+        """A right FALSE that must show its magma: checked in a thread (numpy; up to 16^6 assignments)."""
+        started = time.monotonic()
+        task = candidate.equation
+        try:
+            verdict, detail = await asyncio.to_thread(grade_counterexample, task.response, task.equation1,
+                                                      task.equation2)
+        except Exception as exc:  # one candidate's failure must never sink its batch
+            log.exception("checking the counterexample of candidate %d (%s) failed", index, candidate.id)
+            verdict, detail = Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}"
+        elapsed = time.monotonic() - started
+        self.metrics.observe_batch("equation", {verdict.name: 1}, elapsed)
+        return result_message(index, candidate.id, verdict, detail=detail, extracted="FALSE", elapsed_s=elapsed)
+
+    async def _grade_code(self, index: int, candidate: reward_pb2.Candidate, checkers: Checkers, *, priority: int,
+                          caller: str, deadline: float | None) -> reward_pb2.ScoreResult:
         started = time.monotonic()
         shared = False
         try:
             grade, shared = await self.cache.grade(task_key(candidate.code), lambda: self.grader.grade(
-                code_job(candidate.code), priority=priority, caller=caller, deadline=deadline))
+                code_job(candidate.code), priority=priority, caller=caller, deadline=deadline, checkers=checkers))
         except Exception as exc:  # one candidate's failure must never sink its batch
             log.exception("grading candidate %d (%s) failed", index, candidate.id)
             grade = CodeGrade(Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}")

@@ -6,12 +6,17 @@ and is graded, never refused.
 
 from __future__ import annotations
 
+import re
+
+from reward_server.graders.laws import LawError, parse_law
 from reward_server.pb import reward_pb2
 
 MAX_CANDIDATES = 65_536
 MAX_IO_TESTS = 10_000
 MAX_TIMEOUT_S = 300.0
 MAX_MEMORY_MB = 65_536
+# a name every call harness's language can call (Python, C++, Java, JavaScript identifiers alike)
+FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class InvalidRequest(ValueError):
@@ -34,6 +39,8 @@ def validate_request(request: reward_pb2.ScoreRequest) -> None:
             raise InvalidRequest(f"{path}.task: one of code or equation is required")
         if kind == "code":
             _validate_code(candidate.code, f"{path}.code")
+        elif candidate.equation.require_counterexample:
+            _validate_laws(candidate.equation, f"{path}.equation")
 
 
 def _validate_code(code: reward_pb2.CodeTask, path: str) -> None:
@@ -54,3 +61,26 @@ def _validate_code(code: reward_pb2.CodeTask, path: str) -> None:
     for i, token in enumerate(code.stop_tokens):
         if not token:
             raise InvalidRequest(f"{path}.stop_tokens[{i}]: empty stop token")
+    if code.function_name:
+        if not FUNCTION_NAME.fullmatch(code.function_name):
+            raise InvalidRequest(f"{path}.function_name: {code.function_name!r} is not an identifier")
+        if code.tests:
+            raise InvalidRequest(f"{path}.function_name: call-based tests are io_tests, not function-style tests")
+    if code.HasField("checker"):
+        if code.tests or code.function_name:
+            raise InvalidRequest(f"{path}.checker: a checker judges the stdout of stdin/stdout io_tests only")
+        for field in ("language", "source"):
+            if not getattr(code.checker, field).strip():
+                raise InvalidRequest(f"{path}.checker.{field}: required")
+
+
+def _validate_laws(equation: reward_pb2.EquationTask, path: str) -> None:
+    """A counterexample is checked against the laws: they must be given, and parse."""
+    for field in ("equation1", "equation2"):
+        text = getattr(equation, field)
+        if not text.strip():
+            raise InvalidRequest(f"{path}.{field}: required with require_counterexample")
+        try:
+            parse_law(text)
+        except LawError as exc:
+            raise InvalidRequest(f"{path}.{field}: not a law ({exc})") from None

@@ -56,6 +56,15 @@ class Release:
 
 
 @dataclasses.dataclass(frozen=True)
+class Precompile:
+    """Headers compiled once ahead, so that a compile whose source starts with one of `prefixes` loads them instead
+    of parsing them again (process backend: sandboxes/backends/process/precompiled.py)."""
+
+    command: tuple[str, ...]        # compiles {source} (a prefix, in a file named as the program's) into {output}
+    prefixes: tuple[str, ...]       # texts a program may start with, each compiled ahead on its own
+
+
+@dataclasses.dataclass(frozen=True)
 class Language:
     key: str
     source_file: str
@@ -84,6 +93,8 @@ class Language:
     setup: str = ""                 # shell command run as root after the packages, by setup.sh and in the image
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     guard: str = ""                 # function style: a guard of reward_server/graders runs program and tests instead
+    warm_imports: tuple[str, ...] | None = None  # runs fork from an interpreter that imported these (process backend)
+    precompile: Precompile | None = None         # headers compiled ahead, per source prefix (process backend)
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
@@ -155,7 +166,7 @@ class LanguageTable:
 
 
 _TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers",
-                 "packages")
+                 "packages", "warm_imports")
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+(?P<pin>=[A-Za-z0-9.+~:-]+)?")
 
 
@@ -168,6 +179,8 @@ def _language_from_toml(key: str, entry: dict) -> Language:
     values = {name: tuple(value) if name in _TUPLE_FIELDS else value for name, value in entry.items()}
     if "env" in values:
         values["env"] = dict(values["env"])
+    if "precompile" in values:
+        values["precompile"] = _precompile_from_toml(key, values["precompile"])
     if "harness" in values:
         values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
     if "release" in values:
@@ -212,6 +225,12 @@ def _harness_from_toml(key: str, entry: dict) -> Harness:
     for pattern in (harness.when, *harness.rewrite[:1]):
         re.compile(pattern)
     return harness
+
+
+def _precompile_from_toml(key: str, entry: dict) -> Precompile:
+    if set(entry) != {"command", "prefixes"}:
+        raise ValueError(f"language {key}: precompile takes command and prefixes, not {sorted(entry)}")
+    return Precompile(tuple(entry["command"]), tuple(entry["prefixes"]))
 
 
 def _check_packages(key: str, entry: dict) -> None:

@@ -37,12 +37,14 @@ def livecodebench(rows: Iterable[Mapping[str, Any]], *, languages: Iterable[str]
                                                       style=style))
 
 
-def sair(rows: Iterable[Mapping[str, Any]], template: str) -> datasets.Dataset:
-    return to_dataset(sair_problems.problems(rows, template))
+def sair(rows: Iterable[Mapping[str, Any]], template: str, *, require_counterexample: bool = False) -> datasets.Dataset:
+    return to_dataset(sair_problems.problems(rows, template, require_counterexample=require_counterexample))
 
 
-def equational(implications: Iterable[EquationalProblem], template: str) -> datasets.Dataset:
-    return to_dataset(equational_problems.problems(implications, template))
+def equational(implications: Iterable[EquationalProblem], template: str, *,
+               require_counterexample: bool = False) -> datasets.Dataset:
+    return to_dataset(equational_problems.problems(implications, template,
+                                                   require_counterexample=require_counterexample))
 
 
 def split(dataset: datasets.Dataset, *, seed: int,

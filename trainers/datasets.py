@@ -17,7 +17,7 @@ from typing import Any
 
 import datasets
 
-from benchmarks.problem import Problem
+from benchmarks.problem import Checker, Problem
 
 FEATURES = datasets.Features({
     "prompt": datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")}),
@@ -33,6 +33,12 @@ FEATURES = datasets.Features({
     "extraction": datasets.Value("string"),
     "expected": datasets.Value("bool"),
     "timeout_s": datasets.Value("float64"),
+    "function_name": datasets.Value("string"),
+    "checker_language": datasets.Value("string"),     # "" when the problem has no checker
+    "checker_source": datasets.Value("string"),
+    "equation1": datasets.Value("string"),
+    "equation2": datasets.Value("string"),
+    "require_counterexample": datasets.Value("bool"),
 })
 # What TRL hands a reward function as columns; the chat comes separately, as `prompts`.
 COLUMNS = tuple(name for name in FEATURES if name != "prompt")
@@ -45,7 +51,11 @@ def to_row(problem: Problem) -> dict[str, Any]:
         "code_prompt": problem.code_prompt, "stop_tokens": list(problem.stop_tokens), "tests": problem.tests,
         "io_tests": [{"stdin": stdin, "expected_stdout": out} for stdin, out in problem.io_tests],
         "comparator": problem.comparator, "extraction": problem.extraction, "expected": bool(problem.expected),
-        "timeout_s": problem.timeout_s,
+        "timeout_s": problem.timeout_s, "function_name": problem.function_name,
+        "checker_language": problem.checker.language if problem.checker else "",
+        "checker_source": problem.checker.source if problem.checker else "",
+        "equation1": problem.equation1, "equation2": problem.equation2,
+        "require_counterexample": problem.require_counterexample,
     }
 
 
@@ -56,7 +66,11 @@ def from_row(row: Mapping[str, Any]) -> Problem:
         code_prompt=row["code_prompt"], tests=row["tests"], stop_tokens=tuple(row["stop_tokens"]),
         io_tests=tuple((test["stdin"], test["expected_stdout"]) for test in row["io_tests"]),
         comparator=row["comparator"], extraction=row["extraction"],
-        expected=bool(row["expected"]) if row["task"] == "equation" else None, timeout_s=float(row["timeout_s"]))
+        expected=bool(row["expected"]) if row["task"] == "equation" else None, timeout_s=float(row["timeout_s"]),
+        function_name=row["function_name"],
+        checker=Checker(row["checker_language"], row["checker_source"]) if row["checker_language"] else None,
+        equation1=row["equation1"], equation2=row["equation2"],
+        require_counterexample=bool(row["require_counterexample"]))
 
 
 def to_dataset(problems: Iterable[Problem]) -> datasets.Dataset:

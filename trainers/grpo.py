@@ -54,6 +54,9 @@ class ScriptArguments:
         "help": f"prompt template for equations; default <data_dir>/{SAIR_TEMPLATE}"})
     equational: int = field(default=0, metadata={"help": "number of generated implication problems (balanced)"})
     equational_seed: int = field(default=0)
+    require_counterexample: bool = field(default=False, metadata={
+        "help": "equations: a right FALSE must show a magma on which equation 1 holds and equation 2 fails "
+                "(else BAD_COUNTEREXAMPLE, reward 0); the prompt says how to write it"})
     partial_credit: bool = field(default=False, metadata={
         "help": "code reward = fraction of tests passed (runs every test) instead of 1/0"})
     split_seed: int = field(default=0, metadata={"help": "seed of the stable train/held-out hash"})
@@ -85,10 +88,11 @@ def build_data(args: ScriptArguments) -> datasets.Dataset:
     if args.sair or args.equational:
         root = data_dir(args.data_dir)
         template = Path(args.sair_template or root / SAIR_TEMPLATE).read_text(encoding="utf-8")
-        parts += [benchmarks.sair(read_source(source), template) for source in args.sair]
+        parts += [benchmarks.sair(read_source(source), template, require_counterexample=args.require_counterexample)
+                  for source in args.sair]
         if args.equational:
             problems = sample_problems(root, args.equational, seed=args.equational_seed)
-            parts.append(benchmarks.equational(problems, template))
+            parts.append(benchmarks.equational(problems, template, require_counterexample=args.require_counterexample))
     if not parts:
         raise ValueError("no data: give --multipl_e, --lcb, --humaneval, --sair or --equational")
     return datasets.concatenate_datasets(parts)

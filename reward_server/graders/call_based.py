@@ -16,16 +16,17 @@ JSON) is no fault of the model: UnsupportedTest, graded INFRA_UNSUPPORTED_TEST.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.resources
 import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.call_values import kinds
+from benchmarks.call_values import argument_lines, kinds
 from reward_server.graders.end_marker import new_marker
 from reward_server.verdicts import Verdict
-from sandboxes.languages import CallHarness, Language
+from sandboxes.languages import Language
 
 TEMPLATES = importlib.resources.files(__package__).joinpath("call_harness")
 SHOWN_CHARS = 200
@@ -58,17 +59,12 @@ class _Opaque:
         return f"<{self.name} object>"
 
 
-_TAGS = {"t": tuple, "s": set, "fs": frozenset, "d": lambda pairs: {key: value for key, value in pairs},
-         "o": _Opaque}
+_TAGS = {"t": tuple, "s": set, "fs": frozenset, "d": dict, "o": _Opaque}
 
 
-def template(harness: CallHarness) -> str:
-    return TEMPLATES.joinpath(harness.template).read_text(encoding="utf-8")
-
-
-def argument_lines(stdin: str) -> list[str]:
-    """LiveCodeBench splits the input on "\\n" and reads each line as one argument; one final newline is ignored."""
-    return stdin.removesuffix("\n").split("\n")
+@functools.cache
+def template(name: str) -> str:
+    return TEMPLATES.joinpath(name).read_text(encoding="utf-8")
 
 
 def call_tests(language: Language, io_tests: Sequence[tuple[str, str]]) -> list[CallTest]:
@@ -102,7 +98,7 @@ def call_program(language: Language, program: str, function_name: str) -> CallPr
     assert harness is not None, "call_tests refuses a language without a harness first"
     marker = new_marker()
     solution = "1" if harness.solution_class and re.search(harness.solution_class, program) else "0"
-    text = (template(harness).replace("{marker}", marker).replace("{function}", function_name)
+    text = (template(harness.template).replace("{marker}", marker).replace("{function}", function_name)
             .replace("{solution}", solution).replace("{program_file}", harness.program_file))
     program = harness.program_prefix + program
     if harness.program_file:

@@ -2,20 +2,27 @@
 
 The first failing test decides (timeout, then error, then wrong output, as the references do). An infra
 failure never outranks a model failure already observed, and never becomes one. A guarded function-style
-program that exits 0 without its end-of-tests marker exited early (function_style.py, end_marker.py).
+program that exits 0 without its end-of-tests marker exited early (function_style.py, end_marker.py), and so
+does a call-based one (call_based.py). stdin/stdout tests with a checker (checkers.py) are checked once every
+test has run, in a sandbox of the checker's own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
+from typing import Any
 
-from reward_server.graders import end_marker
+from benchmarks.call_values import KINDS
+from reward_server.graders import call_based, end_marker
+from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
 from reward_server.graders.function_style import GUARDS, function_program
+from reward_server.graders.runs import RUN_VERDICTS, describe_run, excerpt
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
 from sandboxes.languages import Language, LanguageTable, UnknownLanguage
@@ -25,17 +32,8 @@ from sandboxes.scheduler import DeadlineExceeded, Overloaded
 
 log = logging.getLogger(__name__)
 
-DETAIL_CHARS = 1000
 THREADED_COMPARE_CHARS = 1 << 16
 
-RUN_VERDICTS = {
-    RunStatus.EXIT_NONZERO: Verdict.RUNTIME_ERROR,
-    RunStatus.TIMEOUT: Verdict.TIMEOUT,
-    RunStatus.MEMORY_LIMIT: Verdict.MEMORY_LIMIT,
-    RunStatus.OUTPUT_LIMIT: Verdict.OUTPUT_LIMIT,
-    RunStatus.DEADLINE: Verdict.INFRA_DEADLINE,
-    RunStatus.SANDBOX_ERROR: Verdict.INFRA_SANDBOX_ERROR,
-}
 # A compiler that crashes, runs out of time or floods output on the model's code: the code's fault.
 COMPILE_VERDICTS = {**dict.fromkeys(RUN_VERDICTS, Verdict.COMPILE_ERROR),
                     RunStatus.DEADLINE: Verdict.INFRA_DEADLINE,
@@ -55,6 +53,8 @@ class CodeJob:
     timeout_s: float = 0.0                            # 0 = the language default
     memory_mb: int = 0
     run_all_tests: bool = False
+    function_name: str = ""                           # call-based io_tests (JSON arguments and result) when set
+    checker: CheckerSpec | None = None                # io_tests judged by this checker instead of the comparator
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,18 +75,17 @@ class CodeGrade:
     stages: dict[str, float] = dataclasses.field(default_factory=dict)   # queue/compile/run seconds (metrics)
 
 
-def excerpt(data: bytes | str, limit: int = DETAIL_CHARS) -> str:
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return text if len(text) <= limit else "…" + text[-limit:]
+@dataclasses.dataclass(frozen=True)
+class _Program:
+    """What runs for one candidate: the source (and files beside it), each test's stdin, and what a test's run must
+    show: exit 0 (expected None), this stdout (a str) or, call-based, this value."""
 
-
-def describe_run(result: RunResult) -> str:
-    parts = [result.detail] if result.detail else []
-    if result.exit_code not in (None, 0) and f"exit code {result.exit_code}" not in result.detail:
-        parts.append(f"exit code {result.exit_code}")
-    if result.stderr:
-        parts.append(excerpt(result.stderr))
-    return "; ".join(parts)
+    source: str
+    stdins: list[str]
+    expected: list[Any]
+    files: dict[str, str] = dataclasses.field(default_factory=dict)
+    marker: str = ""            # the end-of-tests marker stderr must carry after exit 0; "" when unguarded
+    call: bool = False
 
 
 def decide(tests: list[TestGrade]) -> TestGrade | None:
@@ -101,10 +100,29 @@ class CodeGrader:
         unknown = sorted(f"{lang.key}: {lang.guard}" for lang in table if lang.guard and lang.guard not in GUARDS)
         if unknown:
             raise ValueError(f"the language table names guards that do not exist: {unknown}")
+        for lang in table:
+            if lang.call_harness is not None:
+                if not call_based.TEMPLATES.joinpath(lang.call_harness.template).is_file():
+                    raise ValueError(f"{lang.key}: no call harness template {lang.call_harness.template}")
+                if set(lang.call_harness.values) - set(KINDS):
+                    raise ValueError(f"{lang.key}: call harness values must be among {KINDS}")
         self.table = table
         self.pool = pool
 
-    async def grade(self, job: CodeJob, *, priority: int, caller: str, deadline: float | None) -> CodeGrade:
+    def checkers(self, *, priority: int, caller: str, deadline: float | None) -> Checkers:
+        """The checkers of one request: candidates that name the same checker share one compile of it."""
+        return Checkers(self.table, self.pool, priority=priority, caller=caller, deadline=deadline)
+
+    async def grade(self, job: CodeJob, *, priority: int, caller: str, deadline: float | None,
+                    checkers: Checkers | None = None) -> CodeGrade:
+        if job.checker is None:
+            return await self._grade(job, None, priority=priority, caller=caller, deadline=deadline)
+        checkers = checkers or self.checkers(priority=priority, caller=caller, deadline=deadline)
+        with checkers.session(job.checker).member() as member:  # from the start: its checker waits for it
+            return await self._grade(job, member, priority=priority, caller=caller, deadline=deadline)
+
+    async def _grade(self, job: CodeJob, member: Member | None, *, priority: int, caller: str,
+                     deadline: float | None) -> CodeGrade:
         try:
             language = self.table.resolve(job.language)
         except UnknownLanguage:
@@ -119,19 +137,15 @@ class CodeGrader:
         code = extract_code(job.completion, job.extraction)
         if code is None or not code.strip():
             return CodeGrade(Verdict.NO_CODE, "no code found in the completion", sandbox=info.sandbox_id)
-        marker = ""
-        if job.tests:
-            program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
-            source, marker = program.source, program.marker
-            cases: list[tuple[str, str | None]] = [(program.stdin, None)]
-        else:
-            source = code
-            cases = [(stdin_for(job.comparator, stdin), expected) for stdin, expected in job.io_tests]
+        try:
+            program = await self._program(language, code, job)
+        except call_based.UnsupportedTest as exc:
+            return CodeGrade(Verdict.INFRA_UNSUPPORTED_TEST, str(exc), extracted=code, sandbox=info.sandbox_id)
         limits = Limits(timeout_s=job.timeout_s or language.timeout_s,
                         memory_mb=job.memory_mb or language.memory_mb)
         stages: dict[str, float] = {}
         try:
-            verdict, detail, tests = await self._execute(language, source, cases, marker, job, limits, stages,
+            verdict, detail, tests = await self._execute(language, program, job, member, limits, stages,
                                                          priority=priority, caller=caller, deadline=deadline)
         except DeadlineExceeded as exc:
             verdict, detail, tests = Verdict.INFRA_DEADLINE, str(exc), []
@@ -143,37 +157,65 @@ class CodeGrader:
         return CodeGrade(verdict, detail, extracted=code, sandbox=info.sandbox_id,
                          tests=tuple(tests) if job.run_all_tests else (), stages=stages)
 
+    @staticmethod
+    async def _program(language: Language, code: str, job: CodeJob) -> _Program:
+        if job.tests:
+            program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
+            return _Program(program.source, [program.stdin], [None], marker=program.marker)
+        if job.function_name:
+            size = sum(len(stdin) + len(expected) for stdin, expected in job.io_tests)
+            if size > THREADED_COMPARE_CHARS:  # megabytes of JSON take a while to read: off the loop
+                tests = await asyncio.to_thread(call_based.call_tests, language, job.io_tests)
+            else:
+                tests = call_based.call_tests(language, job.io_tests)
+            call = call_based.call_program(language, job.prompt + code, job.function_name)
+            return _Program(call.source, [t.arguments for t in tests], [t.expected for t in tests], call.files,
+                            call.marker, call=True)
+        return _Program(code, [stdin_for(job.comparator, stdin) for stdin, _ in job.io_tests],
+                        [expected for _, expected in job.io_tests])
+
     async def _execute(
-        self, language: Language, source: str, cases: list[tuple[str, str | None]], marker: str, job: CodeJob,
-        limits: Limits, stages: dict[str, float], *, priority: int, caller: str, deadline: float | None,
+        self, language: Language, program: _Program, job: CodeJob, member: Member | None, limits: Limits,
+        stages: dict[str, float], *, priority: int, caller: str, deadline: float | None,
     ) -> tuple[Verdict, str, list[TestGrade]]:
         mark = time.monotonic()
-        async with self.pool.workspace(language, source, priority=priority, caller=caller,
-                                       deadline=deadline) as workspace:
+        tests: list[TestGrade] = []
+        checks: list[tuple[int, float, Check]] = []    # with a checker: the runs that ended well, to be checked
+        async with self.pool.workspace(language, program.source, files=program.files, priority=priority,
+                                       caller=caller, deadline=deadline) as workspace:
             stages["queue"], mark = time.monotonic() - mark, time.monotonic()
             compiled = await workspace.compile(deadline)
             if compiled is not None:
                 stages["compile"], mark = time.monotonic() - mark, time.monotonic()
             if compiled is not None and compiled.status is not RunStatus.OK:
                 return COMPILE_VERDICTS[compiled.status], describe_run(compiled), []
-            tests: list[TestGrade] = []
-            for index, (stdin, expected) in enumerate(cases):
+            for index, (stdin, expected) in enumerate(zip(program.stdins, program.expected, strict=True)):
                 result = await workspace.run(stdin.encode(), limits, deadline)
-                tests.append(await self._grade_run(index, result, expected, job.comparator, marker))
+                if member is not None and result.status is RunStatus.OK:
+                    checks.append((index, result.elapsed_s,
+                                   Check(stdin, result.stdout.decode("utf-8", "replace"), expected)))
+                    continue
+                tests.append(await self._grade_run(index, result, expected, job.comparator, program))
                 if tests[-1].verdict is not Verdict.PASS and not job.run_all_tests:
                     break
             stages["run"] = time.monotonic() - mark
+        if checks:
+            assert member is not None
+            outcomes = await member.check([check for _, _, check in checks], not job.run_all_tests)
+            tests += [TestGrade(index, checked.verdict, elapsed, checked.detail)
+                      for (index, elapsed, _), checked in zip(checks, outcomes, strict=False)]
+            tests.sort(key=lambda test: test.index)
         deciding = decide(tests)
         if deciding is None:
             return Verdict.PASS, f"{len(tests)} test(s) passed", tests
-        prefix = f"test {deciding.index}: " if len(cases) > 1 else ""
+        prefix = f"test {deciding.index}: " if len(program.stdins) > 1 else ""
         return deciding.verdict, prefix + deciding.detail, tests
 
     @staticmethod
-    async def _grade_run(index: int, result: RunResult, expected: str | None, comparator: Comparator,
-                         marker: str) -> TestGrade:
-        if marker:
-            finished, stderr = end_marker.take(result.stderr, marker)
+    async def _grade_run(index: int, result: RunResult, expected: Any, comparator: Comparator,
+                         program: _Program) -> TestGrade:
+        if program.marker:
+            finished, stderr = end_marker.take(result.stderr, program.marker)
             result = dataclasses.replace(result, stderr=stderr)
             if result.status is RunStatus.OK and not finished:
                 detail = "; ".join([end_marker.EXITED_EARLY_DETAIL, *([excerpt(stderr)] if stderr else [])])
@@ -183,8 +225,12 @@ class CodeGrader:
         if expected is None:
             return TestGrade(index, Verdict.PASS, result.elapsed_s)
         got = result.stdout.decode("utf-8", "replace")
-        # a lenient comparison of megabytes of numbers takes seconds: off the loop, so other requests
-        # (and health checks) keep being served meanwhile
+        # a lenient comparison of megabytes of numbers takes seconds, and so does reading a huge result: off the
+        # loop, so other requests (and health checks) keep being served meanwhile
+        if program.call:
+            judge = functools.partial(call_based.judge, got, program.marker, expected)
+            verdict, detail = await asyncio.to_thread(judge) if len(got) > THREADED_COMPARE_CHARS else judge()
+            return TestGrade(index, verdict, result.elapsed_s, detail)
         if len(got) + len(expected) > THREADED_COMPARE_CHARS:
             same = await asyncio.to_thread(compare, comparator, got, expected)
         else:

@@ -69,7 +69,7 @@ _NON_SPACE = re.compile(r"\S")
 _WORDS = {"TRUE": True, "FALSE": False}
 
 
-def _strip_markdown(text: str) -> str:
+def strip_markdown(text: str) -> str:
     """The judge's four replacements in its order; one whose character is absent is a no-op."""
     if "*" in text:
         text = text.replace("***", "").replace("**", "")
@@ -188,7 +188,7 @@ def _edge_lines(text: str) -> bool | None:
 
 def extract_verdict(response: str) -> bool | None:
     """The verdict the SAIR Stage 1 judge reads from `response`, or None when it reads none."""
-    text = _strip_markdown(response)
+    text = strip_markdown(response)
     for kind in (_latest_boxed, _latest_labeled, _edge_lines):
         value = kind(text)
         if value is not None:

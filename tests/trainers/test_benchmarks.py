@@ -14,15 +14,19 @@ from pathlib import Path
 import datasets
 import pytest
 
-from benchmarks import prompts
+from benchmarks import problem_jsonl, prompts
 from benchmarks.data_dir import DEFAULT as DATA_DIR
 from benchmarks.data_dir import data_dir
 from benchmarks.equational import FALSE, NUM_LAWS, TRUE, UNKNOWN, load_outcomes, sample_problems
 from benchmarks.humaneval import canonical_id
 from benchmarks.livecodebench import decode_tests
+from benchmarks.livecodebench import problems as livecodebench_problems
+from benchmarks.problem import Checker
 from benchmarks.rows import read_rows
+from reward_server.pb import reward_pb2
 from sandboxes.languages import LanguageTable
 from trainers import benchmarks
+from trainers.datasets import from_row, to_row
 from trainers.splits import HELDOUT, TRAIN, split_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,3 +260,75 @@ def test_humaneval_and_multipl_e_name_one_problem_and_split_it_together():
         for task_id, name in names.items():
             assert (task_id in held) == (name in held), (seed, task_id)
         assert not set(map(canonical_id, train["problem_id"])) & set(map(canonical_id, held))
+
+
+LCB_STARTER = "class Solution:\n    def sumBelow(self, nums: List[int], limit: int) -> int:\n        "
+FUNCTIONAL_TESTS = [{"input": "[1, 2, 3]\n3", "output": "3", "testtype": "functional"},
+                    {"input": "[4000000000]\n5000000000", "output": "4000000000", "testtype": "functional"}]
+
+
+def functional_row(question_id: str, tests: list[dict], starter: str = LCB_STARTER) -> dict:
+    return {**lcb_row(question_id, tests, tests[:1]), "platform": "leetcode", "starter_code": starter,
+            "question_content": "Return the sum of the numbers below limit.",
+            "metadata": json.dumps({"func_name": "sumBelow"})}
+
+
+def test_livecodebench_functional_problems_are_posed_where_a_harness_takes_them():
+    rows = [functional_row("3100", FUNCTIONAL_TESTS),
+            functional_row("3101", [{"input": "[1]\n0", "output": "null", "testtype": "functional"}],
+                           "class Solution:\n    def sumBelow(self, nums: List[int], limit: int) -> Optional[int]:\n"),
+            functional_row("3102", FUNCTIONAL_TESTS,
+                           "class Solution:\n    def sumBelow(self, root: TreeNode) -> int:\n")]
+    problems = livecodebench_problems(rows, languages=["python", "cpp", "java", "javascript", "lua"], table=TABLE,
+                                      style="lcb")
+    posed = {(p.id, p.language): p for p in problems}
+    # 3100: every language with a harness (lua has none; JavaScript's numbers are exact to 2**53 only, enough here);
+    # 3101: its null result has no C++ form, and no starter translation; 3102: Python only (TreeNode untranslated)
+    assert sorted(posed) == [("lcb/3100", "cpp"), ("lcb/3100", "java"), ("lcb/3100", "javascript"),
+                             ("lcb/3100", "python"), ("lcb/3101", "python"), ("lcb/3102", "python")]
+    python = posed["lcb/3100", "python"]
+    assert python.function_name == "sumBelow" and python.io_tests[0] == ("[1, 2, 3]\n3", "3")
+    assert python.messages == (
+        ("system", "You are an expert Python programmer. You will be given a question (problem specification) and "
+                   "will generate a correct Python program that matches the specification and passes all tests."),
+        ("user", "### Question:\nReturn the sum of the numbers below limit.\n\n### Format: You will use the following "
+                 "starter code to write the solution to the problem and enclose your code within delimiters.\n"
+                 f"```python\n{LCB_STARTER}\n```\n\n### Answer: (use the provided format with backticks)\n\n"))
+    # the other languages get LeetCode-style starters; the tests' values beyond 32 bits widen those ints
+    assert "```cpp\nclass Solution {\npublic:\n    long long sumBelow(vector<long long>& nums, long long limit) {" in (
+        posed["lcb/3100", "cpp"].messages[1][1])
+    assert "public long sumBelow(long[] nums, long limit) {" in posed["lcb/3100", "java"].messages[1][1]
+    assert " * @param {number[]} nums\n * @param {number} limit\n * @return {number}\n */\nvar sumBelow = " in (
+        posed["lcb/3100", "javascript"].messages[1][1])
+    code = posed["lcb/3100", "cpp"].candidate("c", "```cpp\nx\n```").code
+    assert (code.function_name, code.extraction, len(code.io_tests)) == ("sumBelow", reward_pb2.LAST_BLOCK, 3)
+
+
+def test_equational_problems_carry_their_laws_and_the_counterexample_option():
+    template = SAIR_TEMPLATE.read_text(encoding="utf-8")
+    plain, checked = (benchmarks.sair(read_rows(str(SAIR_JSONL)), template, require_counterexample=flag)[0]
+                      for flag in (False, True))
+    assert (plain["equation1"], plain["equation2"]) == ("x = y * x", "x = x * (x * ((y * z) * x))")
+    assert not plain["require_counterexample"] and checked["require_counterexample"]
+    assert checked["prompt"][0]["content"] == plain["prompt"][0]["content"] + prompts.COUNTEREXAMPLE_FORMAT
+    task = from_row(checked).candidate("e", "VERDICT: FALSE").equation
+    assert (task.equation1, task.equation2, task.require_counterexample) == (
+        "x = y * x", "x = x * (x * ((y * z) * x))", True)
+    generated = sample_problems(data_dir(), 4, seed=1)
+    ds = benchmarks.equational(generated, template, require_counterexample=True)
+    assert [row["equation1"] for row in ds] == [p.equation1 for p in generated]
+    assert all(row["require_counterexample"] for row in ds)
+
+
+def test_new_problem_fields_survive_the_dataset_and_our_problem_format(tmp_path):
+    row = {"id": "perm", "language": "python", "prompt": "Print a permutation of 1..n.",
+           "io_tests": [{"stdin": "2\n", "expected_stdout": "1 2\n"}],
+           "checker": {"language": "cpp", "source": "int main() { return 0; }"}}
+    call_row = {"id": "twice", "language": "cpp", "prompt": "twice", "function_name": "twice",
+                "io_tests": [{"stdin": "1", "expected_stdout": "2"}]}
+    loaded = problem_jsonl.load(write_jsonl(tmp_path / "p.jsonl", [row, call_row]))
+    assert loaded[0].checker == Checker("cpp", "int main() { return 0; }") and loaded[1].function_name == "twice"
+    for problem in loaded:
+        assert from_row(to_row(problem)) == problem
+    code = loaded[0].candidate("p", "print(1, 2)").code
+    assert (code.checker.language, code.checker.source) == ("cpp", "int main() { return 0; }")

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from sandboxes.backends.kind import BackendKind
+from sandboxes.backends.kind import BackendKind, Option
+
+SWITCH = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+
+
+def switch(text: str) -> bool:
+    """A command-line on/off value."""
+    try:
+        return SWITCH[text.strip().lower()]
+    except KeyError:
+        raise ValueError(f"{text!r} is not on or off") from None
+
 
 KIND = BackendKind("process", "embedded bubblewrap sandboxes over the host's toolchains (sandboxes/setup.sh)",
-                   "sandboxes.backends.process.backend:ProcessBackend")
+                   "sandboxes.backends.process.backend:ProcessBackend", (
+                       Option("zygote", switch, True, "runs of a language with warm_imports (Python) fork from a warm "
+                              "interpreter in each slot; off: every run spawns its own (A/B, fallback)"),
+                   ))

@@ -14,7 +14,13 @@ Why it looks the way it does (measured on the target machines):
   runs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, everything read-only but the workspace,
   its /tmp and /dev/shm. The launcher costs ~3 ms of CPU less per
   run than `sh` + `setpriv` doing the same, and as a subreaper it reaps bwrap's init at once (no zombie
-  outlives the run to eat the slot's pids budget).
+  outlives the run to eat the slot's pids budget). The server spawns it with posix_spawn, reaps it through a pidfd
+  and pumps its pipes itself (child.py, streams.py): asyncio's subprocess machinery cost more CPU than a run.
+- Except the runs of a language whose table entry has `warm_imports` (Python): they fork from a warm interpreter
+  that lives in the slot's sandbox (zygote.py, zygote_main.py), with the same limits, namespaces and verdicts (the
+  `zygote` option turns it off). A slot's zygotes are its residents: their processes and memory are added to every
+  limit of the slot.
+- A compile sees, read-only, the language's precompiled headers that fit its source (precompiled.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -37,15 +43,21 @@ import json
 import logging
 import os
 import pathlib
+import resource
 import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
 from sandboxes.backends.process.cgroups import CgroupError, SlotCgroup, weigh_instance
+from sandboxes.backends.process.child import EXTRA_FD, Child
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
+from sandboxes.backends.process.precompiled import MOUNT as PRECOMPILED_MOUNT
+from sandboxes.backends.process.precompiled import Precompiled
+from sandboxes.backends.process.streams import RunStreams
+from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, Answer, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Ending, Step, classify, compile_step, cpu_check_delay, run_step
 from sandboxes.results import Limits, RunResult, RunStatus
@@ -59,11 +71,16 @@ SANDBOX_DIR = "/sandbox"
 SLOT_TMPFS_MB = 4096            # cap per slot; the memory cgroup is what really bounds a run's files
 VERSION_TIMEOUT_S = 60.0
 KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
+KILL_AGAIN_S = 0.05             # a stopped run of a zygote is killed again this often until it has ended
+SMALL_WORKSPACE = 64            # entries a finished workspace may hold to be removed on the loop, not in a thread
 
 LAUNCHER_SOURCE = pathlib.Path(__file__).with_name("launcher.c")
+RUN_INIT_SOURCE = pathlib.Path(__file__).with_name("run_init.c")
+ZYGOTE_SOURCE = pathlib.Path(__file__).with_name("zygote_main.py")
 _SIGNAL_EXIT = 128
 _SIGNALS = frozenset(signal.valid_signals())
 _OUR_PROCESSES = 3              # the launcher, bwrap and bwrap's init share the slot's process budget
+_RUN_INIT = 1                   # a zygote's run adds its init (the zygote's own processes are the slot's residents)
 _NS = 1e9
 
 
@@ -108,43 +125,33 @@ class _Slot:
     root: pathlib.Path          # this slot's tmpfs
     cgroup: SlotCgroup
     busy: bool = False
+    zygotes: dict[str, Zygote] = dataclasses.field(default_factory=dict)    # by language key
 
+    @property
+    def resident_pids(self) -> frozenset[int]:
+        """The processes that live in the slot between runs (its zygotes), counted on top of every limit."""
+        return frozenset().union(*(zygote.resident_pids for zygote in self.zygotes.values()))
 
-class _Collector(asyncio.SubprocessProtocol):
-    """Collects stdout/stderr up to a cap; calls `stop("output")` when the program writes past it."""
+    @property
+    def resident_bytes(self) -> int:
+        return sum(zygote.resident_bytes for zygote in self.zygotes.values())
 
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.out = [bytearray(), bytearray(), bytearray()]
-        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.stop_reason: str | None = None
-        self.on_stop = lambda: None
-
-    def stop(self, reason: str) -> None:
-        if self.stop_reason is None and not self.done.done():
-            self.stop_reason = reason
-            self.on_stop()
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        buffer = self.out[fd]
-        room = self.max_bytes - len(buffer)
-        buffer += data[:room] if room > 0 else b""
-        if len(data) > room:
-            self.stop("output")
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.done.done():
-            self.done.set_result(None)
+    def strangers(self) -> list[int]:
+        """The processes in the slot's groups that are not its residents (none, between runs)."""
+        try:
+            return [pid for pid in self.cgroup.members() if pid not in self.resident_pids]
+        except OSError:
+            return []
 
 
 class _CpuWatch:
     """Stops a run once its processes together have spent the step's CPU budget."""
 
-    def __init__(self, cgroup: SlotCgroup, before_ns: int, budget_s: float, collector: _Collector) -> None:
+    def __init__(self, cgroup: SlotCgroup, before_ns: int, budget_s: float, streams: RunStreams) -> None:
         self.cgroup = cgroup
         self.before_ns = before_ns
         self.budget_s = budget_s
-        self.collector = collector
+        self.streams = streams
         self.loop = asyncio.get_running_loop()
         self.handle = self.loop.call_later(cpu_check_delay(budget_s), self._check)
 
@@ -155,7 +162,7 @@ class _CpuWatch:
             log.error("cannot read %s: %s", self.cgroup.cpuacct, e)
             return
         if left < 0:
-            self.collector.stop("cpu")
+            self.streams.stop("cpu")
         else:
             self.handle = self.loop.call_later(cpu_check_delay(left), self._check)
 
@@ -168,8 +175,10 @@ class ProcessBackend:
 
     name = "process"
 
-    def __init__(self, base_uid: int = BASE_UID) -> None:
+    def __init__(self, base_uid: int = BASE_UID, zygote: bool = True) -> None:
         self.base_uid = base_uid
+        self.zygote = zygote
+        self._precompiled: Precompiled | None = None
         self._infos: dict[str, SandboxInfo] = {}
         self._slots: list[_Slot] = []
         self._instance: InstanceDir | None = None
@@ -232,7 +241,12 @@ class ProcessBackend:
         self._instance = InstanceDir()
         self._root = self._instance.path
         try:
-            self._tools["launcher"] = await self._build_launcher()
+            self._tools["launcher"], self._tools["run-init"] = await asyncio.gather(
+                self._build(LAUNCHER_SOURCE, "launcher", 0o700), self._build(RUN_INIT_SOURCE, "run-init", 0o755))
+            shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
+            (self._root / "zygote.py").chmod(0o644)
+            (self._root / "precompiled").mkdir(mode=0o755)
+            self._precompiled = Precompiled(self._root / "precompiled")
             for index in range(slots):
                 self._slots.append(await self._make_slot(index))
             weigh_instance(self._root.name, slots)
@@ -244,15 +258,16 @@ class ProcessBackend:
             await self.close()
             raise
 
-    async def _build_launcher(self) -> str:
-        target = self._root / "launcher"
+    async def _build(self, source: pathlib.Path, name: str, mode: int) -> str:
+        """A static binary of ours (the launcher; the zygote runs' init), in the instance's directory."""
+        target = self._root / name
         gcc = await asyncio.create_subprocess_exec(
-            self._tools["gcc"], "-O2", "-static", "-o", str(target), str(LAUNCHER_SOURCE),
+            self._tools["gcc"], "-O2", "-static", "-o", str(target), str(source),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, err = await gcc.communicate()
         if gcc.returncode != 0:
-            raise SandboxError(f"cannot build the sandbox launcher: {err.decode(errors='replace')[-500:]}")
-        target.chmod(0o700)
+            raise SandboxError(f"cannot build the sandbox {name}: {err.decode(errors='replace')[-500:]}")
+        target.chmod(mode)
         return str(target)
 
     async def _make_slot(self, index: int) -> _Slot:
@@ -307,6 +322,9 @@ class ProcessBackend:
 
     async def close(self) -> None:
         for slot in self._slots:
+            for zygote in slot.zygotes.values():
+                await zygote.close()
+            slot.zygotes.clear()
             try:
                 slot.cgroup.remove()
             except CgroupError as e:
@@ -315,7 +333,9 @@ class ProcessBackend:
             os.close(slot.uid_lock)
         self._slots = []
         if self._instance is not None:
-            (self._root / "launcher").unlink(missing_ok=True)
+            for name in ("launcher", "run-init", "zygote.py"):
+                (self._root / name).unlink(missing_ok=True)
+            await asyncio.to_thread(shutil.rmtree, self._root / "precompiled", ignore_errors=True)
             self._instance.release()
             self._instance = None
             self._root = None
@@ -340,11 +360,10 @@ class ProcessBackend:
             yield ProcessWorkspace(self, language, source, state, path)
         finally:
             try:
-                if state.cgroup.members():
-                    await _sweep(state.cgroup)
+                if state.cgroup.tasks() > len(state.resident_pids):
+                    await _sweep(state)
             finally:
-                # a thread: a program may leave many thousands of files behind, and the loop must not wait
-                await asyncio.to_thread(shutil.rmtree, path, ignore_errors=True)
+                await _remove_workspace(path)
                 state.busy = False
 
     def _new_workspace_dir(self, slot: _Slot) -> pathlib.Path:
@@ -358,9 +377,10 @@ class ProcessBackend:
 
     # --- one sandboxed process --------------------------------------------------------------------
 
-    async def _execute(self, slot: _Slot, path: pathlib.Path, step: Step, stdin: bytes, *,
-                       deadline: float | None) -> RunResult:
-        """Run the step in a fresh sandbox of `slot` with /sandbox = path/box; never leaves a process behind.
+    async def _execute(self, slot: _Slot, path: pathlib.Path, step: Step, stdin: bytes, *, deadline: float | None,
+                       zygote: Zygote | None = None, precompiled: pathlib.Path | None = None) -> RunResult | None:
+        """Run the step in a fresh sandbox of `slot` with /sandbox = path/box, forked by `zygote` if given; never
+        leaves a process behind. None: the zygote died under the run (not the program's doing; run it again).
 
         The sandbox runs in a shielded task: a caller that is cancelled (even mid-spawn) stops the
         program the same way a timeout does, and waits for it to be gone before the cancellation goes on.
@@ -372,114 +392,234 @@ class ProcessBackend:
                 return RunResult(RunStatus.DEADLINE, None, b"", b"", 0.0, "the deadline passed before the run")
             if deadline - loop.time() < budget:
                 budget, cut_by = deadline - loop.time(), "deadline"
-        collector = _Collector(step.limits.max_output_bytes)
-        def command(status_fd: int) -> list[str]:
-            return self._command(slot, path, step, status_fd)
-
-        inner = asyncio.ensure_future(self._sandboxed(slot, step, command, stdin, collector, budget, cut_by))
+        streams = RunStreams(stdin, step.limits.max_output_bytes)
+        inner = asyncio.ensure_future(self._supervise(slot, path, step, streams, budget, cut_by, zygote, precompiled))
         try:
             outcome = await asyncio.shield(inner)
         except asyncio.CancelledError:
-            collector.stop("cancelled")
+            streams.stop("cancelled")
             await asyncio.wait({inner}, timeout=KILL_GRACE_S + 5)
             raise
-        if isinstance(outcome, RunResult):
+        if not isinstance(outcome, tuple):
             return outcome
-        report, oomed, elapsed, cpu_s = outcome
-        stdout, stderr = bytes(collector.out[1]), bytes(collector.out[2])
-        ending = _ending(collector.stop_reason, oomed, report, path, step.limits, cpu_s)
-        status, detail = classify(step, ending, stderr)
-        return RunResult(status, report.get("exit-code"), stdout, stderr, elapsed, detail, cpu_s)
+        ending, exit_code, elapsed = outcome
+        status, detail = classify(step, ending, streams.stderr)
+        return RunResult(status, exit_code, streams.stdout, streams.stderr, elapsed, detail, ending.cpu_s)
 
-    async def _sandboxed(self, slot: _Slot, step: Step, command: Callable[[int], list[str]], stdin: bytes,
-                         collector: _Collector, budget: float,
-                         cut_by: str) -> RunResult | tuple[dict, bool, float, float]:
-        """Spawn, feed, wait and clean up; bwrap's report, whether the OOM killer struck, the time taken and
-        the CPU seconds the run's processes used."""
+    async def _supervise(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, budget: float,
+                         cut_by: str, zygote: Zygote | None,
+                         precompiled: pathlib.Path | None) -> RunResult | tuple[Ending, int | None, float] | None:
+        """Start, feed, watch, wait and clean up: how the run ended, its exit status and the time it took."""
         loop = asyncio.get_running_loop()
         started = loop.time()
         limits = step.limits
         try:
-            slot.cgroup.set_limits(limits.memory_mb << 20, limits.max_processes + _OUR_PROCESSES)
-            ooms_before = slot.cgroup.oom_kills()
-            cpu_before = slot.cgroup.cpu_ns()
-        except (CgroupError, OSError) as e:
-            return _sandbox_error(f"cgroup: {e}", loop.time() - started)
-        status_r, status_w = os.pipe()
-        try:
             try:
-                transport, _ = await loop.subprocess_exec(
-                    lambda: collector, *command(status_w), stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(step.env), pass_fds=(status_w,),
-                    cwd="/")
+                ours = len(slot.resident_pids) + (_RUN_INIT if zygote else _OUR_PROCESSES)
+                slot.cgroup.set_limits((limits.memory_mb << 20) + slot.resident_bytes, limits.max_processes + ours)
+                ooms_before = slot.cgroup.oom_kills()
+                cpu_before = slot.cgroup.cpu_ns()
+            except (CgroupError, OSError) as e:
+                return _sandbox_error(f"cgroup: {e}", loop.time() - started)
+            try:
+                run = (_Forked(slot, path, step, streams, zygote) if zygote is not None
+                       else _Spawned(slot, self._command(slot, path, step, precompiled), step, streams))
             except OSError as e:
                 return _sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
-            finally:
-                os.close(status_w)
-            collector.on_stop = lambda: self._kill(slot, transport, loop)
-            if collector.stop_reason is not None:  # cancelled while spawning
-                collector.on_stop()
-            stdin_pipe = transport.get_pipe_transport(0)
-            if stdin:
-                stdin_pipe.write(stdin)
-            stdin_pipe.write_eof()
-            timer = loop.call_later(budget, collector.stop, cut_by)
-            watch = (None if step.cpu_budget_s is None
-                     else _CpuWatch(slot.cgroup, cpu_before, step.cpu_budget_s, collector))
+            streams.on_stop = run.stop
+            streams.start()
+            if streams.stop_reason is not None:  # cancelled while spawning
+                run.stop()
+            timer = loop.call_later(budget, streams.stop, cut_by)
+            watch = None if step.cpu_budget_s is None else _CpuWatch(slot.cgroup, cpu_before, step.cpu_budget_s,
+                                                                     streams)
             try:
-                await collector.done
+                ended = await run.finished()
             finally:
                 timer.cancel()
                 if watch is not None:
                     watch.cancel()
-                transport.close()
-            report = _read_status(status_r)
         finally:
-            os.close(status_r)
+            streams.close()
         elapsed = loop.time() - started
         try:
             oomed = slot.cgroup.oom_kills() > ooms_before
-            if slot.cgroup.members():
-                await _sweep(slot.cgroup)
+            if slot.cgroup.tasks() > len(slot.resident_pids):
+                await _sweep(slot)
             cpu_s = (slot.cgroup.cpu_ns() - cpu_before) / _NS
         except (CgroupError, OSError) as e:
             return _sandbox_error(f"cgroup: {e}", elapsed)
-        return report, oomed, elapsed, cpu_s
+        if ended is None:          # the zygote died
+            if streams.stop_reason is None and not oomed:
+                return None
+            ended = (None, "the zygote died")
+        exit_code, failure = ended
+        return _ending(streams.stop_reason, oomed, exit_code, failure, path, limits, cpu_s), exit_code, elapsed
 
-    def _command(self, slot: _Slot, path: pathlib.Path, step: Step, status_fd: int) -> list[str]:
+    def _command(self, slot: _Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None) -> list[str]:
         limits = step.limits
         cpu = "unlimited" if step.cpu_rlimit_s is None else str(step.cpu_rlimit_s)
         address_space_bytes = "unlimited" if step.address_space_bytes is None else str(step.address_space_bytes)
+        processes = limits.max_processes + _OUR_PROCESSES + len(slot.resident_pids)
+        headers = ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT] if precompiled is not None else []
         return [
             self._tools["launcher"], *slot.cgroup.procs_files, "--",
-            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(limits.max_processes + _OUR_PROCESSES),
+            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(processes),
             address_space_bytes, str(slot.uid), "--",
             self._tools["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-            "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(status_fd),
-            *self._mounts,
+            "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD),
+            *self._mounts, *headers,
             "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp", "--chdir", SANDBOX_DIR,
             "--remount-ro", "/",
             "--", _which(step.argv[0]) or step.argv[0], *step.argv[1:],
         ]
 
-    @staticmethod
-    def _kill(slot: _Slot, transport: asyncio.SubprocessTransport, loop: asyncio.AbstractEventLoop) -> None:
+    # --- zygotes ----------------------------------------------------------------------------------
+
+    async def _run(self, slot: _Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
+                   deadline: float | None) -> RunResult:
+        """A run: forked by the slot's zygote for the language when it has one, else spawned. A zygote that died
+        under a run is replaced and the run goes again, once; a zygote that cannot start is a sandbox error."""
+        prefix = _zygote_prefix(language, step) if self.zygote else None
+        if prefix is None:
+            return await self._execute(slot, path, step, stdin, deadline=deadline)
+        for _ in range(2):
+            zygote = slot.zygotes.get(language.key)
+            if zygote is not None and not (zygote.alive and zygote.serves(prefix, dict(step.env))):
+                await self._drop_zygote(slot, language.key)
+                zygote = None
+            if zygote is None:
+                try:
+                    zygote = await self._start_zygote(slot, language, step, prefix)
+                except (SandboxError, CgroupError, OSError) as e:
+                    return _sandbox_error(f"zygote: {e}", 0.0)
+            result = await self._execute(slot, path, step, stdin, deadline=deadline, zygote=zygote)
+            if result is not None:
+                return result
+            log.warning("slot %d: the %s zygote died under a run; replacing it", slot.index, language.key)
+            await self._drop_zygote(slot, language.key)
+        return _sandbox_error("the zygote died under this run twice", 0.0)
+
+    async def _start_zygote(self, slot: _Slot, language: Language, step: Step, prefix: tuple[str, ...]) -> Zygote:
+        """A new zygote in the slot, started under the run's memory limit; what it holds becomes resident."""
+        slot.cgroup.set_limits((step.limits.memory_mb << 20) + slot.resident_bytes,
+                               step.limits.max_processes + _OUR_PROCESSES + len(slot.resident_pids))
+        bytes_before, pids_before = slot.resident_bytes, slot.resident_pids
+        command = [
+            self._tools["launcher"], *slot.cgroup.procs_files, "--",
+            *_own_hard_limits(), str(slot.uid), "--",
+            self._tools["bwrap"], "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1",
+            *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES),
+            *self._mounts,
+            "--bind", str(slot.root), SANDBOX_DIR, "--ro-bind", str(self._root / "zygote.py"), SCRIPT,
+            "--ro-bind", self._tools["run-init"], INIT,
+            "--chdir", SANDBOX_DIR, "--remount-ro", "/",
+            "--", *prefix, SCRIPT, *language.warm_imports,
+        ]
+        zygote = await Zygote.start(command, dict(step.env), prefix)
+        try:
+            zygote.resident_pids = frozenset(slot.cgroup.members()) - pids_before
+            zygote.resident_bytes = max(0, slot.cgroup.anon_bytes() - bytes_before)
+        except (CgroupError, OSError):
+            await zygote.close()
+            raise
+        slot.zygotes[language.key] = zygote
+        return zygote
+
+    async def _drop_zygote(self, slot: _Slot, key: str) -> None:
+        zygote = slot.zygotes.pop(key, None)
+        if zygote is not None:
+            await zygote.close()
+            if slot.cgroup.tasks() > len(slot.resident_pids):
+                await _sweep(slot)
+
+
+class _Spawned:
+    """A run started by exec (the launcher, bwrap, then the program) and bwrap's report of how it went."""
+
+    def __init__(self, slot: _Slot, command: list[str], step: Step, streams: RunStreams) -> None:
+        self.slot = slot
+        self.streams = streams
+        self._status, status_w = os.pipe()
+        try:
+            self.child = Child(command, dict(step.env), streams.child_fds, status_w)
+        except OSError:
+            os.close(self._status)
+            raise
+        finally:
+            os.close(status_w)
+
+    def stop(self) -> None:
         """Kill everything under the launcher (bwrap, its init, the program); the launcher reaps them.
 
         Killing the launcher first would orphan their zombies to the host's init, where they would keep
         counting against the slot's pids limit. The launcher itself is killed only if it has not started
         bwrap yet, or does not exit soon after.
         """
-        outer_pid = transport.get_pid()
-        try:
-            inner = [pid for pid in slot.cgroup.members() if pid != outer_pid]
-        except OSError:
-            inner = []
+        inner = [pid for pid in self.slot.strangers() if pid != self.child.pid]
         for pid in inner:
             _kill_quietly(pid)
         if not inner:
-            _kill_unreaped(transport)
-        loop.call_later(KILL_GRACE_S, _kill_unreaped, transport)
+            self.child.kill()
+        asyncio.get_running_loop().call_later(KILL_GRACE_S, self.child.kill)
+
+    async def finished(self) -> tuple[int | None, str]:
+        """bwrap's init exit status (128 + N when the program died of signal N), or why there is none."""
+        try:
+            await asyncio.gather(self.child.wait(), self.streams.done)
+            report = _read_status(self._status)
+        finally:
+            os.close(self._status)
+        code = report.get("exit-code")
+        if code is not None:
+            return code, ""
+        return None, ("the program could not be started" if "child-pid" in report
+                      else "the sandbox failed before the program started")
+
+
+class _Forked:
+    """A run forked by the slot's zygote (zygote_main.py), and its init's exit status."""
+
+    def __init__(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, zygote: Zygote) -> None:
+        self.slot = slot
+        self.streams = streams
+        self.zygote = zygote
+        self.loop = asyncio.get_running_loop()
+        self._stopped_at: float | None = None
+        limits = step.limits
+        script = len(zygote.prefix)
+        for fd in streams.child_fds:      # as the launcher does: a program may reopen them (/dev/stdin)
+            os.fchown(fd, slot.uid, slot.uid)
+        zygote.send({"workspace": path.name, "argv": [*zygote.prefix, *step.argv[script:]], "script": script,
+                     "limits": {"cpu": step.cpu_rlimit_s or -1, "fsize": limits.max_file_bytes,
+                                "nofile": limits.max_open_files, "nproc": limits.max_processes + _OUR_PROCESSES,
+                                "as": step.address_space_bytes or -1}}, streams.child_fds)
+        self._answer = asyncio.ensure_future(zygote.answer())
+
+    def stop(self) -> None:
+        """Kill the run's processes (its init first takes the rest along), again until the zygote reports it ended:
+        the init may not have been forked yet. A zygote that does not report within KILL_GRACE_S is killed."""
+        if self._answer.done():
+            return
+        now = self.loop.time()
+        if self._stopped_at is None:
+            self._stopped_at = now
+        if now - self._stopped_at > KILL_GRACE_S:
+            self.zygote.kill()
+            return
+        for pid in self.slot.strangers():
+            _kill_quietly(pid)
+        self.loop.call_later(KILL_AGAIN_S, self.stop)
+
+    async def finished(self) -> tuple[int | None, str] | None:
+        """The program's exit status (128 + N for signal N), or why there is none; None if the zygote died."""
+        answer: Answer | None = await self._answer
+        await self.streams.done
+        if answer is None:
+            return None
+        if not answer.started:
+            return None, f"the zygote could not start the run: {answer.error}"
+        return answer.exit_code, ""
 
 
 class ProcessWorkspace:
@@ -497,26 +637,43 @@ class ProcessWorkspace:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
-        return await self.backend._execute(self.slot, self.path, step, b"", deadline=deadline)
+        precompiled = await self.backend._precompiled.directory(self.language, self.source)
+        return await self.backend._execute(self.slot, self.path, step, b"", deadline=deadline, precompiled=precompiled)
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         step = run_step(self.language, self.source, limits)
         step = dataclasses.replace(step, argv=(*step.argv, *args))
-        return await self.backend._execute(self.slot, self.path, step, stdin, deadline=deadline)
+        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline)
 
 
-def _ending(stop_reason: str | None, oomed: bool, report: dict, path: pathlib.Path, limits: Limits,
-            cpu_s: float) -> Ending:
-    """bwrap's report as an Ending: its init exits 128 + N when the program died of signal N."""
+def _zygote_prefix(language: Language, step: Step) -> tuple[str, ...] | None:
+    """The interpreter and flags a zygote of the language runs (the run command up to its `{source}`, which must
+    come last in the table), resolved on the fixed PATH; None if the language has no zygote."""
+    if language.warm_imports is None or language.run[-1] != "{source}":
+        return None
+    prefix = step.argv[:len(language.run) - 1]
+    return (_which(prefix[0]) or prefix[0], *prefix[1:])
+
+
+def _own_hard_limits() -> list[str]:
+    """The launcher's limits for a zygote (CPU, file size, open files, processes, address space): this process's
+    own hard limits, the most any run may be given; each run lowers them to its own."""
+    hard = (resource.getrlimit(limit)[1] for limit in (resource.RLIMIT_CPU, resource.RLIMIT_FSIZE,
+                                                       resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC,
+                                                       resource.RLIMIT_AS))
+    return ["unlimited" if value == resource.RLIM_INFINITY else str(value) for value in hard]
+
+
+def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
+            limits: Limits, cpu_s: float) -> Ending:
+    """The init's exit status as an Ending: it exits 128 + N when the program died of signal N."""
     if stop_reason is not None:
         return Ending(stopped=stop_reason, cpu_s=cpu_s)
-    code = report.get("exit-code")
-    if code is None:
-        return Ending(oom_killed=oomed, sandbox_failure="the program could not be started" if "child-pid" in report
-                      else "the sandbox failed before the program started", cpu_s=cpu_s)
-    died_of = code - _SIGNAL_EXIT if code > _SIGNAL_EXIT and code - _SIGNAL_EXIT in _SIGNALS else None
-    return Ending(oom_killed=oomed, exit_code=None if died_of else code, signal=died_of,
-                  file_limit_hit=code != 0 and _has_file_at_least(path, limits.max_file_bytes), cpu_s=cpu_s)
+    if exit_code is None:
+        return Ending(oom_killed=oomed, sandbox_failure=failure, cpu_s=cpu_s)
+    died_of = exit_code - _SIGNAL_EXIT if exit_code > _SIGNAL_EXIT and exit_code - _SIGNAL_EXIT in _SIGNALS else None
+    return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
+                  file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), cpu_s=cpu_s)
 
 
 def _read_status(fd: int) -> dict:
@@ -547,28 +704,50 @@ def _sandbox_error(detail: str, elapsed: float) -> RunResult:
     return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", elapsed, detail)
 
 
-def _kill_unreaped(transport: asyncio.SubprocessTransport) -> None:
-    """SIGKILL our child unless it was already reaped (its pid could then belong to someone else)."""
-    if transport.get_returncode() is None:
-        _kill_quietly(transport.get_pid())
-
-
 def _kill_quietly(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
 
 
-async def _sweep(cgroup: SlotCgroup) -> None:
-    """Kill whatever is left in a slot's groups (nothing, normally: the pid namespace died with its init)."""
+async def _sweep(slot: _Slot) -> None:
+    """Kill whatever but its residents is left in a slot's groups (nothing, normally: the pid namespace died with
+    its init)."""
     for _ in range(500):
-        members = cgroup.members()
-        if not members:
+        strangers = slot.strangers()
+        if not strangers and slot.cgroup.tasks() <= len(slot.resident_pids):
             return
-        log.warning("killing %d processes left in %s", len(members), cgroup.pids)
-        for pid in members:
+        if strangers:
+            log.warning("killing %d processes left in %s", len(strangers), slot.cgroup.pids)
+        for pid in strangers:
             _kill_quietly(pid)
         await asyncio.sleep(0.01)
-    raise CgroupError(f"processes {cgroup.members()} survive SIGKILL in {cgroup.pids}")
+    raise CgroupError(f"processes {slot.strangers()} survive SIGKILL in {slot.cgroup.pids}")
+
+
+async def _remove_workspace(path: pathlib.Path) -> None:
+    """Remove a finished workspace: on the loop when it is small (the usual case), else in a thread, since a program
+    may leave many thousands of files behind and the loop must not wait for them."""
+    if _fewer_entries_than(path, SMALL_WORKSPACE):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        await asyncio.to_thread(shutil.rmtree, path, ignore_errors=True)
+
+
+def _fewer_entries_than(path: pathlib.Path, limit: int) -> bool:
+    """Whether the tree under `path` holds fewer than `limit` entries (looking at no more than that many)."""
+    seen, stack = 0, [path]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen >= limit:
+                        return False
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return True
 
 
 async def _umount(path: pathlib.Path) -> None:

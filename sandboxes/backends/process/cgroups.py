@@ -57,7 +57,10 @@ class SlotCgroup:
         self.cpuacct = cpuacct
         # where `cpu,cpuacct` is one hierarchy, both name one directory
         self._dirs = tuple(dict.fromkeys((memory, pids, cpu, cpuacct)))
-        self._usage = cpuacct / "cpuacct.usage"
+        # read at least twice a run: kept open and read with pread (a twelfth of an open, read and close)
+        self._counters = {name: os.open(path, os.O_RDONLY | os.O_CLOEXEC) for name, path in (
+            ("usage", cpuacct / "cpuacct.usage"), ("oom", memory / "memory.oom_control"),
+            ("tasks", pids / "pids.current"))}
         self._memory_limit: int | None = None
         self._pids_limit: int | None = None
 
@@ -89,17 +92,30 @@ class SlotCgroup:
             self._pids_limit = max_pids
 
     def oom_kills(self) -> int:
-        with open(self.memory / "memory.oom_control", "rb") as f:
-            for line in f.read().splitlines():
-                name, _, value = line.partition(b" ")
-                if name == b"oom_kill":
-                    return int(value)
+        for line in self._read("oom").splitlines():
+            name, _, value = line.partition(b" ")
+            if name == b"oom_kill":
+                return int(value)
         raise CgroupError(f"no oom_kill counter in {self.memory}/memory.oom_control")
 
     def cpu_ns(self) -> int:
         """CPU nanoseconds the slot's processes have used since the group was made (dead ones included)."""
-        with open(self._usage, "rb") as f:
-            return int(f.read())
+        return int(self._read("usage"))
+
+    def tasks(self) -> int:
+        """How many tasks (threads included) the pids group holds, zombies not yet reaped included."""
+        return int(self._read("tasks"))
+
+    def anon_bytes(self) -> int:
+        """Anonymous memory the slot's processes hold (what a resident process costs every run's memory limit)."""
+        for line in (self.memory / "memory.stat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == "rss":
+                return int(value)
+        raise CgroupError(f"no rss in {self.memory}/memory.stat")
+
+    def _read(self, counter: str) -> bytes:
+        return os.pread(self._counters[counter], 4096, 0)
 
     def members(self) -> list[int]:
         """Processes in the slot (every sandbox joins the pids group; one read, since runs check it each time)."""
@@ -127,6 +143,9 @@ class SlotCgroup:
         """Kill the members, then remove the groups (a process joins pids before cpu, so an empty pids and
         memory group leave the cpu groups empty too)."""
         self.kill_all()
+        for fd in self._counters.values():
+            os.close(fd)
+        self._counters = {}
         for path in self._dirs:
             with contextlib.suppress(FileNotFoundError):
                 path.rmdir()

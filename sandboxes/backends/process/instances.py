@@ -13,6 +13,7 @@ import fcntl
 import logging
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -87,9 +88,8 @@ def _remove(root: pathlib.Path) -> None:
                 continue
         with contextlib.suppress(OSError):
             slot.rmdir()
-    with contextlib.suppress(OSError):
-        (root / "launcher").unlink(missing_ok=True)
-        root.rmdir()
+    if not any(os.path.ismount(slot) for slot in root.glob("slot*")):  # never delete through a live mount
+        shutil.rmtree(root, ignore_errors=True)      # the binaries, the zygote's program, precompiled headers
 
 
 def _kill_members(group: pathlib.Path) -> None:

@@ -13,7 +13,10 @@
  * The groups are joined in the order given, first thing, so the slot's CPU accounting covers the whole run.
  * Each limit is a number or "unlimited"; soft = hard, except the CPU hard limit, one second above the
  * soft one so the program first gets SIGXCPU (a CPU-time death the caller can tell from a SIGKILL).
- * Standard streams that are pipes are handed to UID. A failure before PROGRAM starts exits 125.
+ * Standard streams that are pipes are handed to UID. Descriptors 0 to 3 are kept (3: bwrap's status pipe or the
+ * zygote's control socket), every other one is closed, and the working directory is /: the server spawns this
+ * without a fork of its own, so nothing else of the server's may reach the sandbox.
+ * A failure before PROGRAM starts exits 125.
  * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static.
  */
 #define _GNU_SOURCE
@@ -57,6 +60,8 @@ static void die_with(pid_t parent) {
 
 int main(int argc, char **argv) {
     pid_t server = getppid();
+    if (close_range(4, ~0U, 0) != 0) fail("close_range", "4");
+    if (chdir("/") != 0) fail("chdir", "/");
     int i = 1;
     char pid[32];
     snprintf(pid, sizeof pid, "%d\n", (int)getpid());

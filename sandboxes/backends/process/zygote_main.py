@@ -1,0 +1,412 @@
+"""The zygote: a warm interpreter inside one slot's sandbox, of which every run of the slot is a fork.
+
+zygote.py starts it as `<the run command's interpreter and flags> /tmp/zygote.py MODULE...` in the slot's bubblewrap
+sandbox (its uid, cgroups and rlimits, no network, read-only system; pid 1 of its pid namespace; CAP_SYS_ADMIN,
+CAP_SETPCAP and CAP_SYS_RESOURCE in the sandbox's user namespace only). It imports MODULE... ahead, then serves runs
+on fd 3: a JSON request (workspace, argv and where the script is in it, rlimits) with the run's stdin, stdout and
+stderr. For each it starts
+- the run's init (run_init.c, spawned): pid 1 of a new pid namespace, which reaps what the program leaves and is
+  killed once the program has exited, taking whatever is still running along;
+- the program (pid 2 there; its parent, the zygote, is outside, so getppid() is 0): new mount and IPC namespaces
+  where the workspace's box and tmp are /sandbox and /tmp, /dev/shm is a fresh tmpfs and /proc its pid namespace's;
+  a session of its own, the run's rlimits, no capabilities (the bounding set is empty from the zygote on),
+  its standard streams, and the interpreter as `python3 main.py` has it when the program starts: a fresh __main__,
+  sys.argv, sys.path[0], and sys.modules as at start-up. A program that imports a module imported here gets that
+  module, as it was, along with the modules its import loaded (what a fresh import would have loaded), and nothing
+  more: the Python guard trusts exactly the modules a fresh process would have loaded (docs/guards.md).
+The zygote runs no program code itself; a run cannot see it (pid namespace), trace it (not dumpable, and it holds
+capabilities the run lacks) nor change what it keeps, so every run starts from the same pristine state. It blocks
+user namespaces for everything under it, as bubblewrap's --disable-userns does.
+
+What differs from a fresh `python3 main.py`: getppid() is 0, not 1; the program's frame has this module's frame as
+caller; the str hash seed is the zygote's; objects from start-up are frozen out of the garbage collector (gc.freeze); a
+source the zygote saw before may come compiled (CodeCache: the same code object the run's compile would make); and
+finalisation is the observable part of Python's own (threads joined, atexit handlers, std streams flushed, the
+program's __main__ cleared and collected) followed by _exit: a full one would touch, and so copy, every page of the
+zygote's heap.
+
+Standard library only, and never imported by the server: it runs under the sandbox's interpreter.
+"""
+
+import os
+import sys
+
+FRESH = frozenset(sys.modules)      # what the interpreter has loaded when a program's first line runs
+
+import builtins  # noqa: E402  (in FRESH: builtin)
+
+CTRL_FD = 3
+SCRIPT_DIR = "/tmp"                 # where zygote.py binds this file and run_init; each run's /tmp hides them
+INIT = "/tmp/run-init"
+SANDBOX = "/sandbox"
+
+
+def warm_up(names):
+    """Import `names`. Returns what they put in sys.modules and, for each module, what its imports need there: the
+    modules each of its import statements names, and whatever else the statement added to sys.modules."""
+    bootstrap = sys.modules["_frozen_importlib"]
+    real_import = builtins.__import__
+    imports = {}
+    root = []
+
+    def recording(name, globals=None, locals=None, fromlist=(), level=0):
+        before = set(sys.modules)
+        module = real_import(name, globals, locals, fromlist, level)
+        importer = globals.get("__name__") if globals else None
+        base = bootstrap._resolve_name(name, bootstrap._calc___package__(globals), level) if level else name
+        parts = base.split(".")
+        targets = {".".join(parts[:i]) for i in range(1, len(parts) + 1)} | (set(sys.modules) - before)
+        targets.update(f"{base}.{item}" for item in fromlist or () if item != "*")
+        imports.setdefault(importer or root[0], set()).update(targets)
+        return module
+
+    builtins.__import__ = recording
+    try:
+        for name in names:
+            root[:] = [name]
+            recording(name)
+    finally:
+        builtins.__import__ = real_import
+    modules = {name: module for name, module in sys.modules.items() if name not in FRESH}
+    return modules, {name: {t for t in targets if t in modules} for name, targets in imports.items()}
+
+
+class WarmModules:
+    """A meta path finder that hands a program the modules the zygote imported, as they were, each with what its own
+    import put in sys.modules (objects there that are not modules, like typing.io, come only that way)."""
+
+    def __init__(self, modules, imports):
+        self.modules = modules
+        self.imports = imports
+        self.specs = {name: module.__spec__ for name, module in modules.items() if isinstance(module, type(sys))}
+        self.spec_type = sys.modules["_frozen_importlib"].ModuleSpec
+
+    def find_spec(self, name, path=None, target=None):
+        return self.spec_type(name, self) if name in self.specs else None
+
+    def create_module(self, spec):
+        loaded, stack = set(), [spec.name]
+        while stack:
+            for name in self.imports.get(stack.pop(), ()):
+                if name not in loaded and name not in sys.modules:
+                    loaded.add(name)
+                    stack.append(name)
+        for name in self.modules:               # in the order the zygote loaded them
+            if name in loaded and name != spec.name:
+                sys.modules[name] = self.modules[name]
+        return self.modules[spec.name]
+
+    def exec_module(self, module):
+        module.__spec__ = self.specs[module.__name__]   # importlib set ours
+
+
+MODULES, IMPORTS = warm_up(sys.argv[1:])
+
+import ctypes  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import stat  # noqa: E402
+import warnings  # noqa: E402
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
+CAPABILITY_VERSION_3 = 0x20080522
+RLIMITS = (("cpu", resource.RLIMIT_CPU), ("fsize", resource.RLIMIT_FSIZE), ("nofile", resource.RLIMIT_NOFILE),
+           ("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS))
+SIGNAL_EXIT = 128
+CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
+CODE_CACHE_MAX_BYTES = 1 << 20
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+class CodeCache:
+    """Code of the sources that runs keep starting with (the guard's loader, a program run once per test): compiled
+    here the second time one is seen, so that later runs skip the compile. A source seen once is never compiled here;
+    one whose compile warns or fails is left to the run, which must show that. The key is the text itself: a run
+    gets exactly the code its own compile would have made."""
+
+    UNUSABLE = object()
+
+    def __init__(self):
+        self.entries = {}
+
+    def code(self, path, filename):
+        """The code for the file at `path` (as the run will name it, `filename`), if compiled here before."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > CODE_CACHE_MAX_BYTES:
+                return None
+            key = (filename, read_all(fd))
+        finally:
+            os.close(fd)
+        seen = key in self.entries
+        code = self.entries.pop(key, None)
+        if seen and code is None:
+            code = self.compile(*key)
+        self.entries[key] = code
+        while len(self.entries) > CODE_CACHE_ENTRIES:
+            del self.entries[next(iter(self.entries))]
+        return None if code is self.UNUSABLE else code
+
+    def compile(self, filename, source):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                code = compile(source, filename, "exec", dont_inherit=True)
+            except Exception:  # the run compiles it again and reports what this raised
+                return self.UNUSABLE
+        return self.UNUSABLE if caught else code
+
+
+class SetupError(Exception):
+    """The sandbox of a run could not be made (never the program's doing)."""
+
+
+def libc(result, what):
+    if result != 0:
+        error = ctypes.get_errno()
+        raise SetupError(f"{what}: {os.strerror(error)}")
+
+
+def mount(source, target, fstype=None, flags=0, data=None):
+    libc(LIBC.mount(source and source.encode(), target.encode(), fstype and fstype.encode(), flags,
+                    data and data.encode()), f"mount {target}")
+
+
+def block_user_namespaces():
+    """No user namespace below this one: as bubblewrap's --disable-userns, but for the zygote's whole tree."""
+    with open("/proc/sys/user/max_user_namespaces", "w") as f:
+        f.write("0")
+
+
+def unraisable_args_type():
+    """sys.UnraisableHookArgs, which Python does not name: what sys.unraisablehook is called with."""
+    seen, hook = [], sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        type("Unraisable", (), {"__del__": lambda self: 1 / 0})()
+    finally:
+        sys.unraisablehook = hook
+    return type(seen[0])
+
+
+def unraisable(error, culprit):
+    """Report an exception the way the interpreter does when it cannot raise it (PyErr_WriteUnraisable)."""
+    sys.unraisablehook(UNRAISABLE((type(error), error, error.__traceback__, None, culprit)))
+
+
+def program(request, fds, report, code):
+    """The program's process (pid 2 of the run's pid namespace), up to its first line: its mount and IPC namespaces,
+    limits, no privileges, its streams and a fresh interpreter."""
+    workspace = f"{SANDBOX}/{request['workspace']}"
+    libc(LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    mount(f"{workspace}/tmp", "/tmp", None, MS_BIND)        # before the box hides the slot's workspaces
+    mount(f"{workspace}/box", SANDBOX, None, MS_BIND)
+    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=755")
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    os.setsid()
+    limits = request["limits"]
+    for name, resource_id in RLIMITS:
+        soft = limits[name]
+        resource.setrlimit(resource_id, (soft, soft + (1 if name == "cpu" and soft >= 0 else 0)))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    libc(LIBC.capset(ctypes.byref(CapHeader(CAPABILITY_VERSION_3, 0)), ctypes.byref((CapData * 2)())), "capset")
+    libc(LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+    os.chdir(SANDBOX)
+    argv, script = request["argv"], request["script"]
+    path = f"{SANDBOX}/{argv[script]}"
+    sys.orig_argv = list(argv)
+    sys.argv = argv[script:]
+    sys.path[0] = SANDBOX
+    sys.path_importer_cache.pop(SCRIPT_DIR, None)
+    for name in LOADED_HERE:
+        del sys.modules[name]
+    sys.meta_path.insert(0, WARM)
+    main = type(sys)("__main__")
+    main.__annotations__ = {}
+    main.__builtins__ = builtins
+    main.__file__ = path
+    main.__cached__ = None
+    main.__loader__ = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path)
+    sys.modules["__main__"] = main
+    os.write(report, b"S")
+    os.closerange(3, 1 << 20)
+    return main, path, code
+
+
+def serve():
+    """Start a run per request; answer with how its program ended. Returns only in a program's process."""
+    ctrl = socket.socket(fileno=CTRL_FD)
+    own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    cache = CodeCache()
+    ctrl.send(b"ready")
+    while True:
+        message, fds, _, _ = socket.recv_fds(ctrl, 1 << 16, 3)
+        if not message:
+            os._exit(0)
+        request = json.loads(message)
+        script = request["argv"][request["script"]]
+        code = cache.code(f"{SANDBOX}/{request['workspace']}/box/{script}", f"{SANDBOX}/{script}")
+        report_r, report = os.pipe()
+        init = pid = None
+        try:
+            libc(LIBC.unshare(CLONE_NEWPID), "unshare the pid namespace")
+            init = os.posix_spawn(INIT, [INIT], {})          # pid 1 of the run's namespace
+            pid = os.fork()                                 # the program: pid 2
+        except (SetupError, OSError) as e:
+            error = str(e)
+        if pid == 0:
+            try:
+                os.close(report_r)
+                return program(request, fds, report, code)
+            except BaseException as e:  # whatever stops the setup, the run never started
+                os.write(report, f"{type(e).__name__}: {e}".encode(errors="replace"))
+                os._exit(1)
+        libc(LIBC.setns(own_pid_namespace, CLONE_NEWPID), "setns back to the zygote's pid namespace")
+        for fd in (*fds, report):
+            os.close(fd)
+        if pid is None:
+            answer = {"started": False, "error": error}
+        else:
+            _, status = os.waitpid(pid, 0)
+            said = read_all(report_r)
+            answer = {"started": said == b"S", "error": said.decode(errors="replace"),
+                      "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status)
+                      else SIGNAL_EXIT + os.WTERMSIG(status)}
+        if init is not None:
+            os.kill(init, signal.SIGKILL)                   # and so every process the program left
+            os.waitpid(init, 0)
+        os.close(report_r)
+        ctrl.send(json.dumps(answer).encode())
+
+
+def read_all(fd):
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def exit_status(code):
+    """What the interpreter makes of SystemExit(code): None 0, an int itself, anything else printed and 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if -(1 << 63) <= code < 1 << 63 else 0xFF
+    stream = sys.stderr
+    if stream is None:
+        os.write(2, f"{code}\n".encode(errors="backslashreplace"))
+    else:
+        stream.write(f"{code}\n")
+    return 1
+
+
+def report_uncaught(error):
+    """PyErr_Print: sys.last_*, then sys.excepthook, without this module's frame."""
+    traceback = error.__traceback__.tb_next
+    error.__traceback__ = traceback
+    sys.last_type, sys.last_value, sys.last_traceback = type(error), error, traceback
+    hook = getattr(sys, "excepthook", None)
+    try:
+        if hook is None:
+            sys.stderr.write("sys.excepthook is missing\n")
+            hook = sys.__excepthook__
+        hook(type(error), error, traceback)
+    except SystemExit as exit_:
+        finish(exit_status(exit_.code))
+    except BaseException as hook_error:
+        sys.stderr.write("Error in sys.excepthook:\n")
+        sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
+        sys.stderr.write("\nOriginal exception was:\n")
+        sys.__excepthook__(type(error), error, traceback)
+
+
+def flushed(stream, report):
+    """Flush as the interpreter does at exit; False if that failed (exit status 120)."""
+    if stream is None or getattr(stream, "closed", False):
+        return True
+    try:
+        stream.flush()
+    except Exception as error:  # whatever the stream raises
+        if report:
+            unraisable(error, stream)
+        return False
+    return True
+
+
+def clear_module(module):
+    """_PyModule_ClearDict: names with one leading underscore to None first, then all others but __builtins__."""
+    namespace = vars(module)
+    for pass_ in (1, 2):
+        for name in list(namespace):
+            single = name.startswith("_") and not name.startswith("__")
+            if name != "__builtins__" and (single if pass_ == 1 else True):
+                namespace[name] = None
+
+
+def finish(status, interrupted=False):
+    """Py_FinalizeEx as far as a program can tell, then _exit."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException as error:  # reported, as the interpreter does
+            unraisable(error, threading)
+    ATEXIT._run_exitfuncs()
+    ok = flushed(sys.stdout, True) & flushed(sys.stderr, False)
+    for module in {id(m): m for m in (MAIN, sys.modules.get("__main__")) if isinstance(m, type(sys))}.values():
+        clear_module(module)
+    gc.collect()
+    ok = flushed(sys.__stdout__, True) & flushed(sys.__stderr__, False) & ok
+    if interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    os._exit(status if ok else 120)
+
+
+import atexit as ATEXIT  # noqa: E402
+
+UNRAISABLE = unraisable_args_type()
+WARM = WarmModules(MODULES, IMPORTS)
+libc(LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
+with open("/proc/sys/kernel/cap_last_cap") as _file:
+    for _capability in range(int(_file.read()) + 1):    # nothing below may ever gain one (runs drop the rest)
+        libc(LIBC.prctl(PR_CAPBSET_DROP, _capability, 0, 0, 0), "drop the bounding set")
+block_user_namespaces()
+del _file, _capability
+LOADED_HERE = [name for name in sys.modules if name not in FRESH]
+gc.collect()
+gc.freeze()
+MAIN, PATH, _code = serve()
+try:
+    if _code is None:
+        with open(PATH, "rb") as _source:
+            _code = compile(_source.read(), PATH, "exec", dont_inherit=True)
+        del _source
+    exec(_code, vars(MAIN))
+except SystemExit as _exit:
+    finish(exit_status(_exit.code))
+except BaseException as _error:
+    report_uncaught(_error)
+    finish(1, isinstance(_error, KeyboardInterrupt))
+finish(0)

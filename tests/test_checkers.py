@@ -1,0 +1,151 @@
+"""Checkers (testlib's protocol) through a real server and real sandboxes: a checker that accepts any valid
+permutation, in C++ and in Python, broken checkers (INFRA, never the model's fault), and one compile per request."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from reward_server.pb import reward_pb2, reward_pb2_grpc
+from tests.candidates import verdict_name
+from tests.conftest import ServerHandle
+
+# "Print any permutation of 1..n": the expected output is one of many right ones.
+TESTS = [("3\n", "1 2 3\n"), ("1\n", "1\n")]
+
+CPP_CHECKER = textwrap.dedent("""
+    #include <cstdio>
+    #include <fstream>
+    #include <set>
+    int main(int argc, char** argv) {   // checker input output answer; exit 0 OK, 1 WA, 2 PE, 3 FAIL
+        if (argc != 4) return 3;
+        std::ifstream input(argv[1]), output(argv[2]), answer(argv[3]);
+        long long n = 0, x = 0, count = 0, jury = 0;
+        if (!(input >> n)) return 3;
+        while (answer >> x) ++jury;
+        if (jury != n) return 3;         // the answer file is the third argument
+        std::set<long long> seen;
+        while (output >> x) {
+            if (x < 1 || x > n || !seen.insert(x).second) {
+                std::fprintf(stderr, "wrong answer: %lld repeats or is outside 1..%lld\\n", x, n);
+                return 1;
+            }
+            ++count;
+        }
+        if (!output.eof()) {
+            std::fprintf(stderr, "presentation error: not a number\\n");
+            return 2;
+        }
+        if (count != n) {
+            std::fprintf(stderr, "wrong answer: %lld numbers for n = %lld\\n", count, n);
+            return 1;
+        }
+        return 0;
+    }
+    """)
+PYTHON_CHECKER = textwrap.dedent("""
+    import sys
+    _, input_file, output_file, answer_file = sys.argv
+    n = int(open(input_file).read())
+    assert len(open(answer_file).read().split()) == n
+    try:
+        got = [int(token) for token in open(output_file).read().split()]
+    except ValueError:
+        sys.exit(2)
+    sys.exit(0 if sorted(got) == list(range(1, n + 1)) else 1)
+    """)
+PROGRAMS = {   # Python programs: name -> (code, verdict)
+    "in-order": ("n = int(input())\nprint(*range(1, n + 1))\n", "PASS"),
+    "reversed": ("n = int(input())\nprint(*range(n, 0, -1))\n", "PASS"),
+    "repeats": ("n = int(input())\nprint(*[1] * n)\n", "WRONG_ANSWER"),
+    "not-numbers": ("input()\nprint('one two')\n", "WRONG_ANSWER"),
+    "crashes": ("raise SystemExit(4)\n", "RUNTIME_ERROR"),
+}
+CPP_REVERSED = "#include <cstdio>\nint main() { int n; std::scanf(\"%d\", &n); while (n) std::printf(\"%d \", n--); }\n"
+
+
+def candidate(cid: str, language: str, code: str, checker: reward_pb2.Checker,
+              tests: list[tuple[str, str]] = TESTS, **fields) -> reward_pb2.Candidate:
+    return reward_pb2.Candidate(id=cid, code=reward_pb2.CodeTask(
+        language=language, completion=code, checker=checker,
+        io_tests=[reward_pb2.IOTest(stdin=stdin, expected_stdout=out) for stdin, out in tests], **fields))
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerHandle]:
+    handle = ServerHandle()
+    yield handle
+    handle.stop()
+
+
+def score(server: ServerHandle, candidates: list[reward_pb2.Candidate]) -> dict[str, reward_pb2.ScoreResult]:
+    with grpc.insecure_channel(server.address) as channel:
+        reply = reward_pb2_grpc.RewardServiceStub(channel).Score(
+            reward_pb2.ScoreRequest(candidates=candidates), timeout=300)
+    return {result.id: result for result in reply.results}
+
+
+def builds(server: ServerHandle) -> list[str]:
+    return re.findall(r"checker \(\w+\) built once for .*", server.stderr_text())
+
+
+@pytest.mark.parametrize("checker", [reward_pb2.Checker(language="cpp", source=CPP_CHECKER),
+                                     reward_pb2.Checker(language="python", source=PYTHON_CHECKER)],
+                         ids=["cpp-checker", "python-checker"])
+def test_a_checker_accepts_any_valid_permutation(server: ServerHandle, checker: reward_pb2.Checker) -> None:
+    before = len(builds(server))
+    candidates = [candidate(name, "python", code, checker) for name, (code, _) in PROGRAMS.items()]
+    candidates.append(candidate("cpp-reversed", "cpp", CPP_REVERSED, checker))
+    results = score(server, candidates)
+    for name, (_, verdict) in PROGRAMS.items():
+        assert verdict_name(results[name]) == verdict, results[name]
+    assert verdict_name(results["cpp-reversed"]) == "PASS", results["cpp-reversed"]
+    assert results["reversed"].reward == 1.0 and results["repeats"].reward == 0.0
+    if checker.language == "cpp":
+        assert "test 0: checker: wrong answer: 1 repeats" in results["repeats"].detail, results["repeats"].detail
+    # the request's six candidates share one build of their checker (five reach it: one crashed first)
+    assert builds(server)[before:] == [f"checker ({checker.language}) built once for 5 candidate(s), 10 check(s)"]
+
+
+def test_each_test_has_its_verdict_and_the_first_failure_decides(server: ServerHandle) -> None:
+    checker = reward_pb2.Checker(language="python", source=PYTHON_CHECKER)
+    always_three = "input()\nprint(1, 2, 3)\n"
+    tests = [("3\n", "1 2 3\n"), ("2\n", "1 2\n"), ("1\n", "1\n")]
+    results = score(server, [candidate("all", "python", always_three, checker, tests, run_all_tests=True),
+                             candidate("first", "python", always_three, checker, tests)])
+    assert [verdict_name(t) for t in results["all"].tests] == ["PASS", "WRONG_ANSWER", "WRONG_ANSWER"]
+    assert verdict_name(results["first"]) == "WRONG_ANSWER" and results["first"].detail.startswith("test 1:")
+
+
+@pytest.mark.parametrize(("checker", "verdict", "detail"), [
+    (reward_pb2.Checker(language="python", source="import sys\nsys.exit(3)\n"), "INFRA_CHECKER_ERROR", "exit code 3"),
+    (reward_pb2.Checker(language="python", source="import sys\nsys.exit(7)\n"), "INFRA_CHECKER_ERROR", "exit code 7"),
+    (reward_pb2.Checker(language="cpp", source="int main() { return }\n"), "INFRA_CHECKER_ERROR",
+     "the checker does not compile"),
+    (reward_pb2.Checker(language="cpp", source="#include <cstdlib>\nint main() { std::abort(); }\n"),
+     "INFRA_CHECKER_ERROR", "SIGABRT"),
+    (reward_pb2.Checker(language="cobol", source="x"), "INFRA_UNKNOWN_LANGUAGE", "unknown checker language"),
+])
+def test_a_broken_checker_is_never_the_models_fault(server: ServerHandle, checker: reward_pb2.Checker,
+                                                    verdict: str, detail: str) -> None:
+    results = score(server, [candidate("right", "python", PROGRAMS["in-order"][0], checker),
+                             candidate("crashes", "python", PROGRAMS["crashes"][0], checker)])
+    assert verdict_name(results["right"]) == verdict, results["right"]
+    assert detail in results["right"].detail, results["right"].detail
+    assert not results["right"].HasField("reward")
+    assert verdict_name(results["crashes"]) == "RUNTIME_ERROR"   # a run that failed is judged without the checker
+
+
+@pytest.mark.parametrize(("checker", "field"), [
+    (reward_pb2.Checker(language=" ", source="x"), "candidates[0].code.checker.language"),
+    (reward_pb2.Checker(language="python", source=""), "candidates[0].code.checker.source"),
+])
+def test_a_malformed_checker_names_the_field(server: ServerHandle, checker: reward_pb2.Checker, field: str) -> None:
+    with pytest.raises(grpc.RpcError) as info:
+        score(server, [candidate("x", "python", "print(1)", checker)])
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert info.value.details().startswith(field + ":"), info.value.details()
