@@ -1,8 +1,8 @@
 """Throughput of the reward path, as ratios against a baseline measured in the same run.
 
-1. Code: N small Python programs (half pass, half fail) graded through the server with isolation on,
-   against the same programs run as bare `/usr/bin/python3` subprocesses at the same concurrency.
-   Target: server rate >= 0.8x the bare rate.
+1. Code: N small Python programs (half pass, half fail) graded through the server with isolation on (forked by
+   each slot's zygote), against the same programs run as bare `/usr/bin/python3` subprocesses at the same
+   concurrency. Target: server rate >= 2.5x the bare rate (bench/runs.py compares with the spawn path too).
 2. Equations: SAIR verdicts/s through gRPC in batches of 1024 (target >= 50,000/s).
 
 Run: python bench/throughput.py [--programs 300] [--workers N]
@@ -124,7 +124,7 @@ async def main() -> None:
         print(f"code: {args.programs} python programs x {args.rounds} rounds, concurrency {args.workers}")
         print(f"  bare /usr/bin/python3 : {best_bare:8.1f} programs/s")
         print(f"  server (isolated)     : {best_server:8.1f} programs/s")
-        print(f"  ratio server/bare     : {best_server / best_bare:8.3f}   (target >= 0.8)")
+        print(f"  ratio server/bare     : {best_server / best_bare:8.3f}   (target >= 2.5)")
         rate = await equation_rate(client, args.equation_batches, in_flight=4)
         print(f"equations: {args.equation_batches} batches of 1024 through gRPC: {rate:,.0f} verdicts/s "
               "(target >= 50,000/s)")

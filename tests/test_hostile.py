@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -10,6 +11,15 @@ import pytest
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2, reward_pb2_grpc
 from tests.candidates import python_script, stdio, verdict_name
+from tests.conftest import ServerHandle
+
+
+@pytest.fixture(scope="module", params=["on", "off"], ids=["zygote", "spawn"])
+def server_address(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test here on both paths a Python run takes: forked by its slot's zygote, and spawned (--zygote)."""
+    server = ServerHandle("--zygote", request.param)
+    yield server.address
+    assert server.stop() == 0, server.stderr_text()
 
 
 @pytest.fixture(scope="module")

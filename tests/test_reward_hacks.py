@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterator
 
 import pytest
 
@@ -22,6 +23,7 @@ from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
 from sandboxes.samples import load_samples
 from tests.candidates import function_style, stdio, verdict_name
+from tests.conftest import ServerHandle
 
 SCORE_TIMEOUT_S = 1800
 
@@ -220,6 +222,19 @@ PYTHON_HONEST = [
 MARKER = re.compile(r"[0-9a-f]{32}")
 
 
+@pytest.fixture(scope="module", params=["zygote", "spawn"])
+def path(request: pytest.FixtureRequest) -> str:
+    """The path Python runs take: forked by their slot's zygote, or spawned (--zygote off)."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def server_address(path: str) -> Iterator[str]:
+    server = ServerHandle("--zygote", "on" if path == "zygote" else "off")
+    yield server.address
+    assert server.stop() == 0, server.stderr_text()
+
+
 @pytest.fixture(scope="module")
 def client(server_address: str):
     with RewardClient(server_address) as client:
@@ -227,8 +242,10 @@ def client(server_address: str):
 
 
 @pytest.fixture(scope="module")
-def ready(client: RewardClient) -> set[str]:
-    return {lang.key for lang in client.languages().languages if lang.ready}
+def ready(client: RewardClient, path: str) -> set[str]:
+    """The languages tested on this path: every ready one; on the spawn path Python alone (nothing else differs)."""
+    ready = {lang.key for lang in client.languages().languages if lang.ready}
+    return ready if path == "zygote" else ready & {"python"}
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +270,7 @@ def results(client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.Score
 @pytest.mark.parametrize("hack", EXIT_HACKS, ids=[hack.id for hack in EXIT_HACKS])
 def test_exiting_early_is_not_a_pass(hack: Program, ready: set[str], results) -> None:
     if hack.language not in ready:
-        pytest.skip(f"{hack.language} toolchain not installed here")
+        pytest.skip(f"{hack.language}: toolchain not installed here, or not Python on the spawn path")
     plain, guarded = results[f"plain/{hack.id}"], results[f"hack/{hack.id}"]
     assert verdict_name(plain) in {"PASS", "WRONG_ANSWER"}, plain        # run plainly, it does exit 0
     assert verdict_name(guarded) == "EXITED_EARLY", guarded
@@ -264,7 +281,7 @@ def test_exiting_early_is_not_a_pass(hack: Program, ready: set[str], results) ->
 @pytest.mark.parametrize("program", HONEST, ids=[program.id for program in HONEST])
 def test_honest_programs_keep_their_verdicts(program: Program, ready: set[str], results) -> None:
     if program.language not in ready:
-        pytest.skip(f"{program.language} toolchain not installed here")
+        pytest.skip(f"{program.language}: toolchain not installed here, or not Python on the spawn path")
     right, failing = results[f"right/{program.id}"], results[f"wrong/{program.id}"]
     assert verdict_name(right) == "PASS", right
     assert verdict_name(failing) == "RUNTIME_ERROR", failing

@@ -40,11 +40,11 @@ def spread(children: int, cpu_s: float) -> str:
             f"for _ in range({children}):\n    os.wait()\nprint('done')\n")
 
 
-@pytest.fixture(scope="module")
-def pool() -> Iterator[SandboxPool]:
+@pytest.fixture(scope="module", params=[True, False], ids=["zygote", "spawn"])
+def pool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
     if os.geteuid() != 0:
         pytest.skip("the process backend needs root")
-    pool = SandboxPool(ProcessBackend(), slots=SLOTS)
+    pool = SandboxPool(ProcessBackend(zygote=request.param), slots=SLOTS)
     asyncio.run(pool.start())
     try:
         yield pool
@@ -72,7 +72,8 @@ async def run_python(pool: SandboxPool, table: LanguageTable, source: str, limit
 
 
 def members(pool: SandboxPool) -> int:
-    return sum(len(slot.cgroup.members()) for slot in pool.backend._slots)
+    """The runs' processes in every slot (not the slots' residents, their zygotes)."""
+    return sum(len(slot.strangers()) for slot in pool.backend._slots)
 
 
 @pytest.mark.asyncio

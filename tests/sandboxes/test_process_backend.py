@@ -95,6 +95,14 @@ async def test_infinite_loop_times_out(backend, table) -> None:
 
 
 @pytest.mark.asyncio
+async def test_a_program_that_closes_its_outputs_is_still_stopped(backend, table) -> None:
+    source = "import os\nos.close(1)\nos.close(2)\nwhile True: pass"
+    result = await run_python(backend, table, source, Limits(timeout_s=1, memory_mb=256))
+    assert (result.status, result.detail) == (RunStatus.TIMEOUT, "CPU-time limit")
+    assert_slot_empty(backend, 0)
+
+
+@pytest.mark.asyncio
 async def test_sleeping_forever_times_out_on_the_wall_clock_backstop(backend, table) -> None:
     result = await run_python(backend, table, "import time\ntime.sleep(10**6)", Limits(timeout_s=1, memory_mb=256))
     assert (result.status, result.detail) == (RunStatus.TIMEOUT, "wall-clock backstop (4 s = 3 x the timeout + 1 s)")

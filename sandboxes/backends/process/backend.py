@@ -242,7 +242,8 @@ class ProcessBackend:
         self._root = self._instance.path
         try:
             self._tools["launcher"], self._tools["run-init"] = await asyncio.gather(
-                self._build(LAUNCHER_SOURCE, "launcher", 0o700), self._build(RUN_INIT_SOURCE, "run-init", 0o755))
+                self._build(LAUNCHER_SOURCE, "launcher", 0o700),
+                self._build(RUN_INIT_SOURCE, "run-init", 0o755, "-nostdlib", "-fno-stack-protector"))
             shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
             (self._root / "zygote.py").chmod(0o644)
             (self._root / "precompiled").mkdir(mode=0o755)
@@ -258,11 +259,11 @@ class ProcessBackend:
             await self.close()
             raise
 
-    async def _build(self, source: pathlib.Path, name: str, mode: int) -> str:
+    async def _build(self, source: pathlib.Path, name: str, mode: int, *flags: str) -> str:
         """A static binary of ours (the launcher; the zygote runs' init), in the instance's directory."""
         target = self._root / name
         gcc = await asyncio.create_subprocess_exec(
-            self._tools["gcc"], "-O2", "-static", "-o", str(target), str(source),
+            self._tools["gcc"], "-O2", "-static", *flags, "-o", str(target), str(source),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, err = await gcc.communicate()
         if gcc.returncode != 0:
@@ -425,6 +426,10 @@ class ProcessBackend:
                 run = (_Forked(slot, path, step, streams, zygote) if zygote is not None
                        else _Spawned(slot, self._command(slot, path, step, precompiled), step, streams))
             except OSError as e:
+                if zygote is not None:     # it is gone: replace it and run again
+                    log.warning("slot %d: cannot hand the zygote a run: %s", slot.index, e)
+                    zygote.kill()
+                    return None
                 return _sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
             streams.on_stop = run.stop
             streams.start()
@@ -435,6 +440,7 @@ class ProcessBackend:
                                                                      streams)
             try:
                 ended = await run.finished()
+                streams.ended = True
             finally:
                 timer.cancel()
                 if watch is not None:
@@ -578,7 +584,7 @@ class _Spawned:
 
 
 class _Forked:
-    """A run forked by the slot's zygote (zygote_main.py), and its init's exit status."""
+    """A run forked by the slot's zygote (zygote_main.py), and how its program ended."""
 
     def __init__(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, zygote: Zygote) -> None:
         self.slot = slot

@@ -1,23 +1,47 @@
 /*
  * pid 1 of a zygote run's pid namespace (zygote_main.py): it adopts and reaps whatever the program leaves behind,
  * until the zygote, once the program has exited, kills it, which takes the rest of the namespace along.
- * The program sees it as pid 1: it must not be traceable, for its /proc entries lead to the zygote's mounts (it
- * also keeps the zygote's capabilities, which the program lacks). A failure to set up exits 125.
- * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static.
+ * The program sees it as pid 1: it must not be traceable, for its /proc entries lead to the zygote's mounts (it also
+ * keeps the zygote's capabilities, which the program lacks). A failure to set up exits 125.
+ *
+ * Raw system calls, no C library: a static glibc spends about 0.3 ms of CPU starting up (its CPU feature probes
+ * trap to the hypervisor on a VM), a third of what isolating a run costs; this starts in a tenth of that.
+ * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static -nostdlib.
  */
-#include <signal.h>
-#include <stddef.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
+#include <asm/unistd.h>
+#include <linux/prctl.h>
+#include <linux/wait.h>
 
-int main(void) {
-    sigset_t children;
-    sigemptyset(&children);
-    sigaddset(&children, SIGCHLD);
-    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || sigprocmask(SIG_BLOCK, &children, NULL) != 0) return 125;
+#define SIGCHLD_BIT (1UL << (17 - 1))
+#define SIG_BLOCK 0
+#define SIGSET_BYTES 8
+
+static long sys(long number, long a, long b, long c, long d) {
+#if defined(__x86_64__)
+    long result;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall" : "=a"(result) : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return result;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = number;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    register long x3 __asm__("x3") = d;
+    __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+    return x0;
+#else
+#error "run_init.c knows the system call convention of x86_64 and aarch64 only"
+#endif
+}
+
+void _start(void) {
+    unsigned long children = SIGCHLD_BIT;
+    if (sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0) != 0
+            || sys(__NR_rt_sigprocmask, SIG_BLOCK, (long)&children, 0, SIGSET_BYTES) != 0)
+        sys(__NR_exit_group, 125, 0, 0, 0);
     for (;;) {
-        siginfo_t info;
-        if (sigwaitinfo(&children, &info) < 0) continue;
-        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        sys(__NR_rt_sigtimedwait, (long)&children, 0, 0, SIGSET_BYTES);
+        while (sys(__NR_wait4, -1, 0, WNOHANG, 0) > 0) {}
     }
 }

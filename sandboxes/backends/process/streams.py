@@ -22,6 +22,7 @@ class RunStreams:
         self.max_bytes = max_output_bytes
         self.stop_reason: str | None = None
         self.on_stop: Callable[[], None] = lambda: None
+        self.ended = False              # set by whoever saw the run's processes end
         self.done: asyncio.Future[None] = self.loop.create_future()
         self._stdin = memoryview(stdin)
         stdin_r, self._stdin_w = os.pipe()
@@ -55,8 +56,9 @@ class RunStreams:
         self.child_fds = None
 
     def stop(self, reason: str) -> None:
-        """Ask for the run to be stopped (the first reason counts), unless it is over."""
-        if self.stop_reason is None and not self.done.done():
+        """Ask for the run to be stopped (the first reason counts), unless it has ended: a program that closed its
+        outputs may well still be running."""
+        if self.stop_reason is None and not self.ended:
             self.stop_reason = reason
             self.on_stop()
 

@@ -1,12 +1,12 @@
 """A warm interpreter per slot and language, started in the slot's sandbox; each run of that language forks from it.
 
 Starting Python costs a run more CPU than most programs do (interpreter start-up, imports, then a finalisation that
-tears the heap down); a fork of an interpreter that did it once costs a few percent of that. The zygote
-(zygote_main.py, which says what a run gets) lives in its slot like a run: the slot's uid and cgroups, bubblewrap's
-namespaces, no network, read-only system. It counts on every step of its slot: its processes (`resident_pids`)
-and its anonymous memory (`resident_bytes`) are added to the slot's limits, so that a run gets what it got before.
-A zygote that dies is replaced; a run it took down with it is run again once on a new one (zygote.py never blames
-a program for it).
+tears the heap down); a fork of an interpreter that did it once, isolated, costs about a fifth of that here. The
+zygote (zygote_main.py, which says what a run gets) lives in its slot like a run: the slot's uid and cgroups,
+bubblewrap's namespaces, no network, read-only system. It counts on every step of its slot: its processes
+(`resident_pids`) and its anonymous memory (`resident_bytes`) are added to the slot's limits, so that a run gets what
+it got before. The backend replaces a zygote that dies, and runs again, once, a run it took down with it: never the
+program's fault.
 """
 
 from __future__ import annotations

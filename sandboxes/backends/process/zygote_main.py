@@ -19,11 +19,11 @@ capabilities the run lacks) nor change what it keeps, so every run starts from t
 user namespaces for everything under it, as bubblewrap's --disable-userns does.
 
 What differs from a fresh `python3 main.py`: getppid() is 0, not 1; the program's frame has this module's frame as
-caller; the str hash seed is the zygote's; objects from start-up are frozen out of the garbage collector (gc.freeze); a
-source the zygote saw before may come compiled (CodeCache: the same code object the run's compile would make); and
-finalisation is the observable part of Python's own (threads joined, atexit handlers, std streams flushed, the
-program's __main__ cleared and collected) followed by _exit: a full one would touch, and so copy, every page of the
-zygote's heap.
+caller; sys.meta_path starts with the finder of the modules imported here; the str hash seed is the zygote's;
+objects from start-up are frozen out of the garbage collector (gc.freeze); a source the zygote saw before may come
+compiled (CodeCache: the same code object the run's compile would make); and finalisation is the observable part of
+Python's own (threads joined, atexit handlers, std streams flushed, the program's __main__ cleared and collected)
+followed by _exit: a full one would touch, and so copy, every page of the zygote's heap.
 
 Standard library only, and never imported by the server: it runs under the sandbox's interpreter.
 """
@@ -113,6 +113,13 @@ import warnings  # noqa: E402
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+LIBC.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+LIBC.fopen.restype = ctypes.c_void_p
+PYTHON_API = ctypes.pythonapi
+PYTHON_API.PyRun_FileExFlags.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.py_object,
+                                         ctypes.py_object, ctypes.c_int, ctypes.c_void_p]
+PYTHON_API.PyRun_FileExFlags.restype = ctypes.py_object
+PY_FILE_INPUT = 257
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x08000000, 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
@@ -166,13 +173,17 @@ class CodeCache:
         return None if code is self.UNUSABLE else code
 
     def compile(self, filename, source):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                code = compile(source, filename, "exec", dont_inherit=True)
-            except Exception:  # the run compiles it again and reports what this raised
-                return self.UNUSABLE
-        return self.UNUSABLE if caught else code
+        """Compile as the run would; a warning that the run would show makes the code unusable. (The filters stay as
+        they are: the C side of the warnings module keeps the last list it saw, and a run has no warnings module.)"""
+        shown, show = [], warnings.showwarning
+        warnings.showwarning = lambda *args, **kwargs: shown.append(args)
+        try:
+            code = compile(source, filename, "exec", dont_inherit=True)
+        except Exception:  # the run compiles it again and reports what this raised
+            return self.UNUSABLE
+        finally:
+            warnings.showwarning = show
+        return self.UNUSABLE if shown else code
 
 
 class SetupError(Exception):
@@ -207,9 +218,9 @@ def unraisable_args_type():
     return type(seen[0])
 
 
-def unraisable(error, culprit):
+def unraisable(error, traceback, culprit):
     """Report an exception the way the interpreter does when it cannot raise it (PyErr_WriteUnraisable)."""
-    sys.unraisablehook(UNRAISABLE((type(error), error, error.__traceback__, None, culprit)))
+    sys.unraisablehook(UNRAISABLE((type(error), error, traceback, None, culprit)))
 
 
 def program(request, fds, report, code):
@@ -250,13 +261,14 @@ def program(request, fds, report, code):
     main.__loader__ = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path)
     sys.modules["__main__"] = main
     os.write(report, b"S")
+    CTRL.detach()
     os.closerange(3, 1 << 20)
     return main, path, code
 
 
 def serve():
     """Start a run per request; answer with how its program ended. Returns only in a program's process."""
-    ctrl = socket.socket(fileno=CTRL_FD)
+    ctrl = CTRL
     own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     cache = CodeCache()
     ctrl.send(b"ready")
@@ -264,6 +276,8 @@ def serve():
         message, fds, _, _ = socket.recv_fds(ctrl, 1 << 16, 3)
         if not message:
             os._exit(0)
+        for fd in fds:                  # the program's, not its init's
+            os.set_inheritable(fd, False)
         request = json.loads(message)
         script = request["argv"][request["script"]]
         code = cache.code(f"{SANDBOX}/{request['workspace']}/box/{script}", f"{SANDBOX}/{script}")
@@ -298,6 +312,11 @@ def serve():
             os.waitpid(init, 0)
         os.close(report_r)
         ctrl.send(json.dumps(answer).encode())
+
+
+def _unreadable(path):
+    error = ctypes.get_errno()
+    raise OSError(error, os.strerror(error), path)
 
 
 def read_all(fd):
@@ -336,6 +355,7 @@ def report_uncaught(error):
         finish(exit_status(exit_.code))
     except BaseException as hook_error:
         sys.stderr.write("Error in sys.excepthook:\n")
+        hook_error.__traceback__ = hook_error.__traceback__.tb_next
         sys.__excepthook__(type(hook_error), hook_error, hook_error.__traceback__)
         sys.stderr.write("\nOriginal exception was:\n")
         sys.__excepthook__(type(error), error, traceback)
@@ -347,9 +367,9 @@ def flushed(stream, report):
         return True
     try:
         stream.flush()
-    except Exception as error:  # whatever the stream raises
+    except Exception as error:  # whatever the stream raises (from C: no frame of ours to show)
         if report:
-            unraisable(error, stream)
+            unraisable(error, None, stream)
         return False
     return True
 
@@ -371,13 +391,13 @@ def finish(status, interrupted=False):
         try:
             threading._shutdown()
         except BaseException as error:  # reported, as the interpreter does
-            unraisable(error, threading)
+            unraisable(error, error.__traceback__.tb_next, threading)
     ATEXIT._run_exitfuncs()
     ok = flushed(sys.stdout, True) & flushed(sys.stderr, False)
     for module in {id(m): m for m in (MAIN, sys.modules.get("__main__")) if isinstance(m, type(sys))}.values():
         clear_module(module)
     gc.collect()
-    ok = flushed(sys.__stdout__, True) & flushed(sys.__stderr__, False) & ok
+    ok = flushed(sys.__stdout__, False) & flushed(sys.__stderr__, False) & ok
     if interrupted:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
@@ -386,6 +406,7 @@ def finish(status, interrupted=False):
 
 import atexit as ATEXIT  # noqa: E402
 
+CTRL = socket.socket(fileno=CTRL_FD)
 UNRAISABLE = unraisable_args_type()
 WARM = WarmModules(MODULES, IMPORTS)
 libc(LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "not dumpable")
@@ -398,15 +419,18 @@ LOADED_HERE = [name for name in sys.modules if name not in FRESH]
 gc.collect()
 gc.freeze()
 MAIN, PATH, _code = serve()
+_uncaught = None
 try:
-    if _code is None:
-        with open(PATH, "rb") as _source:
-            _code = compile(_source.read(), PATH, "exec", dont_inherit=True)
-        del _source
-    exec(_code, vars(MAIN))
+    if _code is None:      # parsed from the file, as `python3 main.py` does (a NUL byte ends a line there)
+        PYTHON_API.PyRun_FileExFlags(LIBC.fopen(PATH.encode(), b"rb") or _unreadable(PATH), PATH.encode(),
+                                     PY_FILE_INPUT, vars(MAIN), vars(MAIN), 1, None)
+    else:
+        exec(_code, vars(MAIN))
 except SystemExit as _exit:
     finish(exit_status(_exit.code))
 except BaseException as _error:
-    report_uncaught(_error)
-    finish(1, isinstance(_error, KeyboardInterrupt))
+    _uncaught = _error
+if _uncaught is not None:   # reported outside the handler: an excepthook's own error has no context here either
+    report_uncaught(_uncaught)
+    finish(1, isinstance(_uncaught, KeyboardInterrupt))
 finish(0)

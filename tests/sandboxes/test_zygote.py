@@ -1,0 +1,155 @@
+"""Python runs forked by their slot's zygote: nothing of one run reaches the next, the interpreter a program meets is
+the one `python3 main.py` gives it, and a zygote that dies is replaced without the program being blamed.
+(test_process_backend.py holds every limit and containment test on both paths; no timings are asserted.)"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import os
+import signal
+
+import pytest
+
+from reward_server.graders import python_guard
+from sandboxes.backends.process.backend import ProcessBackend
+from sandboxes.languages import LanguageTable
+from sandboxes.results import Limits, RunResult, RunStatus
+
+LIMITS = Limits(timeout_s=5, memory_mb=256)
+
+LEAVE_BEHIND = """
+import builtins, os, subprocess, sys, typing, random
+builtins.LEFT = 1
+sys.modules["left_module"] = type(sys)("left_module")
+typing.List = None
+os.environ["LEFT"] = "1"
+open("/dev/shm/left", "w").write("x")
+open("/tmp/left", "w").write("x")
+subprocess.Popen(["sleep", "1000"])
+print(random.random())
+"""
+LOOK_FOR_IT = """
+import builtins, os, sys, typing, random
+print([hasattr(builtins, "LEFT"), "left_module" in sys.modules, typing.List is None, "LEFT" in os.environ,
+       os.path.exists("/dev/shm/left"), os.path.exists("/tmp/left")])
+print(sorted(p for p in os.listdir("/proc") if p.isdigit()))
+print(random.random())
+"""
+WHAT_A_PROGRAM_MEETS = """
+import os, sys
+print(sorted(sys.modules))
+print(sys.argv, sys.orig_argv, sys.path[0], __file__, __name__, sorted(globals()), os.getcwd(), os.getpid())
+print(sorted(os.environ.items()), sys.flags, sys.stdin.isatty(), sys.stdout.line_buffering, sys.stdin.encoding)
+import typing
+print(sorted(sys.modules))
+"""
+
+
+# how a program ends, where the zygote emulates what the interpreter does (its finalisation, PyErr_Print)
+ENDINGS = {
+    "stdout closed": "import os\nprint('x')\nos.close(1)\n",
+    "KeyboardInterrupt": "raise KeyboardInterrupt\n",
+    "SIGINT": "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(1)\n",
+    "thread joined": "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print(2))).start()\n",
+    "atexit, exit status": "import atexit\natexit.register(print, 'bye')\nraise SystemExit(3)\n",
+    "__del__ at exit": "class A:\n    def __del__(self):\n        print('deleted')\na = A()\nprint('end')\n",
+    "exit with a message": "import sys\nsys.exit('message')\n",
+    "exit 256": "import sys\nsys.exit(256)\n",
+    "failing excepthook": "import sys\ndef h(*a):\n    raise ValueError(0)\nsys.excepthook = h\nraise KeyError(1)\n",
+    "syntax error": "x = (\n",
+    "NUL byte": "print(1)\x00 and then nothing\n",
+    "coding cookie": "# -*- coding: latin-1 -*-\nprint('\xe9')\n",
+    "file never closed": "out = open('/dev/stdout', 'w')\nout.write('buffered')\n",
+    "multiprocessing": "import multiprocessing as mp\nif __name__ == '__main__':\n    with mp.Pool(2) as pool:\n"
+                       "        print(pool.map(abs, [-1, -2]))\n",
+}
+
+
+async def run(backend: ProcessBackend, source: str, stdin: bytes = b"", slot: int = 0) -> RunResult:
+    async with backend.workspace(LanguageTable.load().resolve("python"), source, slot) as workspace:
+        return await workspace.run(stdin, LIMITS, None)
+
+
+def zygote_pid(backend: ProcessBackend, slot: int = 0) -> int:
+    """The zygote's interpreter (the resident that is not the launcher nor bubblewrap)."""
+    for pid in backend._slots[slot].resident_pids:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+        if b"/tmp/zygote.py" in argv[:3]:
+            return pid
+    raise AssertionError("no zygote in the slot")
+
+
+@pytest.mark.asyncio
+async def test_nothing_a_run_leaves_reaches_the_next_one(zygote_backend) -> None:
+    left = await run(zygote_backend, LEAVE_BEHIND)
+    assert left.status is RunStatus.OK, left
+    assert zygote_backend._slots[0].strangers() == []       # the process it left is gone with its pid namespace
+    looked = await run(zygote_backend, LOOK_FOR_IT)
+    assert looked.status is RunStatus.OK, looked
+    found, pids, number = looked.stdout.decode().splitlines()
+    assert ast.literal_eval(found) == [False] * 6
+    assert ast.literal_eval(pids) == ["1", "2"]              # its init and itself
+    assert number != left.stdout.decode().strip()            # random's seed is the run's own, never the zygote's
+
+
+@pytest.mark.asyncio
+async def test_a_program_meets_the_interpreter_a_fresh_process_gives_it(zygote_backend, spawn_backend) -> None:
+    forked, spawned = await run(zygote_backend, WHAT_A_PROGRAM_MEETS), await run(spawn_backend, WHAT_A_PROGRAM_MEETS)
+    assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)
+    assert forked.stdout == spawned.stdout
+
+
+@pytest.mark.parametrize("name", sorted(ENDINGS))
+@pytest.mark.asyncio
+async def test_a_program_ends_as_it_does_in_a_fresh_process(zygote_backend, spawn_backend, name: str) -> None:
+    forked, spawned = await run(zygote_backend, ENDINGS[name]), await run(spawn_backend, ENDINGS[name])
+    assert (forked.status, forked.exit_code, forked.detail, forked.stdout, forked.stderr) == (
+        spawned.status, spawned.exit_code, spawned.detail, spawned.stdout, spawned.stderr)
+
+
+@pytest.mark.asyncio
+async def test_the_guard_snapshots_the_modules_a_fresh_process_has(zygote_backend, spawn_backend) -> None:
+    """The loader trusts the classes of the modules loaded before the program: the zygote's imports add none."""
+    completion = "    import sys\n    print(sorted(sys.modules), file=sys.stderr)\n    return 1\n"
+    source, stdin = python_guard.prepare("from typing import List\ndef f() -> int:\n", completion, "f()\n", "m" * 32)
+    forked = await run(zygote_backend, source, stdin.encode())
+    spawned = await run(spawn_backend, source, stdin.encode())
+    assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)
+    assert forked.stderr == spawned.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_killed_zygote_is_replaced_and_the_next_candidate_passes(zygote_backend) -> None:
+    assert (await run(zygote_backend, "print('warm')", slot=1)).stdout == b"warm\n"
+    doomed = zygote_pid(zygote_backend, 1)
+    os.kill(doomed, signal.SIGKILL)
+    result = await run(zygote_backend, "print('fine')", slot=1)
+    assert (result.status, result.stdout) == (RunStatus.OK, b"fine\n"), result
+    assert zygote_pid(zygote_backend, 1) != doomed
+
+
+@pytest.mark.asyncio
+async def test_a_zygote_that_dies_under_a_run_is_replaced_and_the_run_goes_again(zygote_backend) -> None:
+    await run(zygote_backend, "print('warm')", slot=2)
+    doomed = zygote_pid(zygote_backend, 2)
+    source = "import sys, time\nprint('attempt', sys.stdin.read())\ntime.sleep(1)\nprint('done')"
+    pending = asyncio.ensure_future(run(zygote_backend, source, b"1", slot=2))
+    while not zygote_backend._slots[2].strangers():          # the run has started
+        await asyncio.sleep(0.01)
+    os.kill(doomed, signal.SIGKILL)
+    result = await pending
+    assert (result.status, result.stdout) == (RunStatus.OK, b"attempt 1\ndone\n"), result
+    assert zygote_pid(zygote_backend, 2) != doomed
+
+
+@pytest.mark.asyncio
+async def test_a_source_seen_again_runs_the_same_from_the_zygote_s_code_cache(zygote_backend) -> None:
+    source = "import sys\nprint(sys.stdin.read(), __file__)\nif 1 is 1: pass\n"     # a compile that warns
+    results = [await run(zygote_backend, source, str(i).encode()) for i in range(3)]
+    assert [r.stdout for r in results] == [f"{i} /sandbox/main.py\n".encode() for i in range(3)]
+    assert all(b"SyntaxWarning" in r.stderr for r in results), results
+    quiet = "import sys\nraise SystemExit(sys.stdin.read())\n"
+    results = [await run(zygote_backend, quiet, str(i).encode()) for i in range(3)]
+    assert [(r.exit_code, r.stderr) for r in results] == [(1, f"{i}\n".encode()) for i in range(3)]
