@@ -364,8 +364,10 @@ class ProcessBackend:
                 if state.cgroup.tasks() > len(state.resident_pids):
                     await _sweep(state)
             finally:
-                await _remove_workspace(path)
-                state.busy = False
+                try:
+                    await _remove_workspace(path)
+                finally:  # a cancellation during the removal must not leave the slot refusing every later candidate
+                    state.busy = False
 
     def _new_workspace_dir(self, slot: _Slot) -> pathlib.Path:
         path = slot.root / f"w{next(self._counter)}"
