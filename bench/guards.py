@@ -23,7 +23,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.throughput import start_server  # noqa: E402
+from bench.server import Server  # noqa: E402
 from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
 from reward_server.client import AsyncRewardClient  # noqa: E402
 from reward_server.graders.function_style import assemble_program  # noqa: E402
@@ -89,17 +89,11 @@ async def main() -> None:
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best of each side counts")
     args = parser.parse_args()
-    server, address = start_server(args.workers)
-    try:
-        client = await AsyncRewardClient.connect(address, wait_ready_s=60)
+    async with Server("server", args.workers) as server:
         print(f"concurrency {args.workers}")
-        await compare(client, "python", humaneval(), args.rounds)
+        await compare(server.client, "python", humaneval(), args.rounds)
         for language in ("javascript", "cpp"):
-            await compare(client, language, sample_copies(language, args.copies), args.rounds)
-        await client.close()
-    finally:
-        server.terminate()
-        server.wait(60)
+            await compare(server.client, language, sample_copies(language, args.copies), args.rounds)
 
 
 if __name__ == "__main__":

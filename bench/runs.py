@@ -33,8 +33,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.server import Server  # noqa: E402
 from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
-from reward_server.client import AsyncRewardClient  # noqa: E402
 from reward_server.graders import python_guard  # noqa: E402
 from reward_server.graders.function_style import assemble_program, cut_at_stop_tokens  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
@@ -122,28 +122,6 @@ async def server_rate(server: Server, cases: list[Case]) -> tuple[float, float]:
         if (result.verdict == reward_pb2.PASS) != next(iter(bare.values()))[0][2]:
             raise SystemExit(f"wrong verdict through {server.name}: {result}")
     return runs / elapsed, cpu / runs
-
-
-class Server:
-    def __init__(self, name: str, workers: int, *flags: str) -> None:
-        self.name = name
-        command = [sys.executable, "-m", "reward_server", "--log-level", "WARNING", "serve", "--port", "0",
-                   "--workers", str(workers), "--cache-size", "0", *flags]
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            self.process.kill()
-            raise SystemExit(f"server did not start: {line!r}")
-        self.address = line.rsplit(" ", 1)[-1].strip()
-        self.client: AsyncRewardClient | None = None
-
-    async def connect(self) -> None:
-        self.client = await AsyncRewardClient.connect(self.address, wait_ready_s=60)
-
-    async def stop(self) -> None:
-        await self.client.close()
-        self.process.terminate()
-        self.process.wait(60)
 
 
 async def python_section(title: str, cases: list[Case], servers: list[Server], workers: int, rounds: int) -> None:

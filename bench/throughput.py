@@ -22,6 +22,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.server import Server  # noqa: E402
 from reward_server.client import AsyncRewardClient  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
 
@@ -92,17 +93,6 @@ async def equation_rate(client: AsyncRewardClient, batches: int, in_flight: int)
     return total / (time.perf_counter() - started)
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen, str]:
-    command = [sys.executable, "-m", "reward_server", "--log-level", "WARNING", "serve", "--port", "0",
-               "--workers", str(workers), "--cache-size", "0"]
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    line = server.stdout.readline()
-    if "listening on" not in line:
-        server.kill()
-        raise SystemExit(f"server did not start: {line!r}")
-    return server, line.rsplit(" ", 1)[-1].strip()
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--programs", type=int, default=300)
@@ -111,9 +101,8 @@ async def main() -> None:
     parser.add_argument("--equation-batches", type=int, default=200)
     args = parser.parse_args()
     cases = programs(args.programs)
-    server, address = start_server(args.workers)
-    try:
-        client = await AsyncRewardClient.connect(address, wait_ready_s=60)
+    async with Server("server", args.workers) as server:
+        client = server.client
         await server_rate(client, cases[:20])  # warm-up: toolchain fingerprint, page cache
         bare, graded = [], []
         for _ in range(args.rounds):
@@ -128,10 +117,6 @@ async def main() -> None:
         rate = await equation_rate(client, args.equation_batches, in_flight=4)
         print(f"equations: {args.equation_batches} batches of 1024 through gRPC: {rate:,.0f} verdicts/s "
               "(target >= 50,000/s)")
-        await client.close()
-    finally:
-        server.terminate()
-        server.wait(60)
 
 
 if __name__ == "__main__":

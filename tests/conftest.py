@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from reward_server.client import RewardClient
+from reward_server.loadtest.scrape import scrape, total
+from reward_server.pb import reward_pb2
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 60.0
@@ -74,6 +80,26 @@ def server_address() -> Iterator[str]:
     assert server.stop() == 0, server.stderr_text()
 
 
+@pytest.fixture(scope="module", params=["zygote", "spawn"])
+def python_path(request: pytest.FixtureRequest) -> str:
+    """The path Python runs take: forked by their slot's zygote, or spawned (--zygote off); a module that asks
+    for `path_server_address` or `path_client` runs every test on both."""
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def path_server_address(python_path: str) -> Iterator[str]:
+    server = ServerHandle("--zygote", "on" if python_path == "zygote" else "off")
+    yield server.address
+    assert server.stop() == 0, server.stderr_text()
+
+
+@pytest.fixture(scope="module")
+def path_client(path_server_address: str) -> Iterator[RewardClient]:
+    with RewardClient(path_server_address) as client:
+        yield client
+
+
 @pytest.fixture
 def start_server() -> Iterator:
     started: list[ServerHandle] = []
@@ -86,3 +112,38 @@ def start_server() -> Iterator:
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture
+def start_replicas(start_server) -> Callable[[int, int], list[ServerHandle]]:
+    """start(count, workers): replicas that serve /metrics too (`metrics_url`), so a test can see which one
+    graded what."""
+
+    def start(count: int, workers: int) -> list[ServerHandle]:
+        replicas = [start_server("--metrics-port", "0", "--workers", str(workers)) for _ in range(count)]
+        for server in replicas:
+            server.metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
+        return replicas
+
+    return start
+
+
+def wait_grading(server: ServerHandle) -> None:
+    """Until the replica's pool is running a candidate: stopping it now cuts a batch in the middle."""
+    give_up = time.monotonic() + 30
+    while total(scrape(server.metrics_url), "reward_pool_busy") < 1:
+        assert time.monotonic() < give_up, f"{server.address} never started grading"
+        time.sleep(0.05)
+
+
+def score_killing(client: RewardClient, candidates: Sequence[reward_pb2.Candidate],
+                  victim: ServerHandle) -> list[reward_pb2.ScoreResult]:
+    """The batch's results, with `victim` killed (SIGKILL) while it grades its share."""
+    results: list[reward_pb2.ScoreResult] = []
+    scoring = threading.Thread(target=lambda: results.extend(client.score(candidates, timeout_s=120)))
+    scoring.start()
+    wait_grading(victim)
+    victim.process.kill()
+    scoring.join(150)
+    assert not scoring.is_alive()
+    return results

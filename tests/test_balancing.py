@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 import time
 
@@ -14,12 +13,7 @@ from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
 from reward_server.targets import parse_targets, width
 from tests.candidates import equation, python_script, verdict_name
-
-
-def with_metrics(start_server, *args: str):
-    server = start_server("--metrics-port", "0", *args)
-    server.metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
-    return server
+from tests.conftest import score_killing, wait_grading
 
 
 def ipv4_target(servers) -> str:
@@ -39,8 +33,8 @@ def score_calls(replicas) -> list[float]:
     return [total(scrape(r.metrics_url), "reward_requests_total", method="Score") for r in replicas]
 
 
-def test_one_target_spreads_batches_over_every_replica(start_server) -> None:
-    replicas = [with_metrics(start_server, "--workers", "2") for _ in range(3)]
+def test_one_target_spreads_batches_over_every_replica(start_replicas) -> None:
+    replicas = start_replicas(3, workers=2)
     with RewardClient(ipv4_target(replicas)) as client:
         wait_all_connected(client, replicas)
         before = score_calls(replicas)
@@ -53,23 +47,13 @@ def test_one_target_spreads_batches_over_every_replica(start_server) -> None:
     assert calls == [6, 6, 6] and candidates == [12, 12, 12], (calls, candidates)  # each batch: a call per replica
 
 
-def test_a_replica_killed_mid_batch_loses_and_duplicates_nothing(start_server) -> None:
-    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(3)]
-    victim = replicas[1]
+def test_a_replica_killed_mid_batch_loses_and_duplicates_nothing(start_replicas) -> None:
+    replicas = start_replicas(3, workers=1)
     slow = [python_script(f"s{i}", f"import time\ntime.sleep(0.4)\nprint('ok')  # {i}\n", "ok") for i in range(12)]
-    results: list[reward_pb2.ScoreResult] = []
     with RewardClient(ipv4_target(replicas)) as client:
         wait_all_connected(client, replicas)
         before = [total(scrape(r.metrics_url), "reward_candidates_total") for r in replicas]
-        scoring = threading.Thread(target=lambda: results.extend(client.score(slow, timeout_s=120)))
-        scoring.start()
-        give_up = time.monotonic() + 30
-        while total(scrape(victim.metrics_url), "reward_pool_busy") < 1:
-            assert time.monotonic() < give_up, "the victim never started grading"
-            time.sleep(0.05)
-        victim.process.kill()
-        scoring.join(150)
-    assert not scoring.is_alive()
+        results = score_killing(client, slow, victim=replicas[1])
     assert [r.id for r in results] == [c.id for c in slow]
     assert [r.index for r in results] == list(range(len(slow)))
     assert all(verdict_name(r) == "PASS" for r in results), [r.detail for r in results]
@@ -78,8 +62,8 @@ def test_a_replica_killed_mid_batch_loses_and_duplicates_nothing(start_server) -
 
 
 def test_a_stream_cut_by_a_dying_replica_resumes_elsewhere_without_repeats(
-        start_server, caplog: pytest.LogCaptureFixture) -> None:
-    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(2)]
+        start_replicas, caplog: pytest.LogCaptureFixture) -> None:
+    replicas = start_replicas(2, workers=1)
     slow = [python_script(f"t{i}", f"import time\ntime.sleep(0.3)\nprint('ok')  # {i}\n", "ok") for i in range(8)]
     results: list[reward_pb2.ScoreResult] = []
     with RewardClient(ipv4_target(replicas)) as client, caplog.at_level("WARNING", logger="reward_server.client"):
@@ -112,8 +96,8 @@ def test_width_counts_literal_and_resolved_replicas() -> None:
     assert asyncio.run(widths()) == [3, 1, 1, 1, 1, 1]
 
 
-def test_a_draining_replica_gets_no_new_calls(start_server, caplog: pytest.LogCaptureFixture) -> None:
-    replicas = [with_metrics(start_server, "--workers", "1") for _ in range(2)]
+def test_a_draining_replica_gets_no_new_calls(start_replicas, caplog: pytest.LogCaptureFixture) -> None:
+    replicas = start_replicas(2, workers=1)
     draining = replicas[1]
     with RewardClient(ipv4_target(replicas)) as client:
         wait_all_connected(client, replicas)
@@ -121,10 +105,7 @@ def test_a_draining_replica_gets_no_new_calls(start_server, caplog: pytest.LogCa
             sleeper = python_script("slow", "import time\ntime.sleep(4)\n")
             slow = threading.Thread(target=direct.score, args=([sleeper],))
             slow.start()
-            give_up = time.monotonic() + 30
-            while total(scrape(draining.metrics_url), "reward_pool_busy") < 1:
-                assert time.monotonic() < give_up, "the slow candidate never started"
-                time.sleep(0.05)
+            wait_grading(draining)
             draining.process.terminate()
             time.sleep(0.5)  # the drain's GOAWAY reaches the client
             [calls] = score_calls(replicas[:1])

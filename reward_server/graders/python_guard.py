@@ -1,5 +1,5 @@
-"""The Python guard (docs/guards.md): the program's source file is a trusted loader (python_loader.py), and the
-program, its tests and the end-of-tests marker reach it on stdin, so that the source file holds none of them.
+"""The Python guard (docs/guards.md): the program's source file is a trusted loader (sandboxes/guards/python.py),
+and the program, its tests and the end-of-tests marker reach it on stdin, so that the source file holds none of them.
 
 The loader also keeps the tests' builtins and imports as they were before the program ran, and refuses values
 the tests compare unless they are plain data; the reasons are in its docstring.
@@ -7,9 +7,9 @@ the tests compare unless they are plain data; the reasons are in its docstring.
 
 from __future__ import annotations
 
-import importlib.resources
+from sandboxes import guards
 
-LOADER = importlib.resources.files(__package__).joinpath("python_loader.py").read_text(encoding="utf-8")
+LOADER = guards.source("python").read_text(encoding="utf-8")
 
 
 def prepare(prompt: str, completion: str, tests: str, marker: str) -> tuple[str, str]:

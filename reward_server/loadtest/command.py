@@ -17,7 +17,6 @@ from pathlib import Path
 from reward_server.cli_types import positive_int, positive_ints
 from reward_server.client import AsyncRewardClient, ServerUnavailable
 from reward_server.commands import connection
-from reward_server.evaluation.selfcheck import load_cases
 from reward_server.loadtest.driver import Driver, Limits
 from reward_server.loadtest.plot import write_plot
 from reward_server.loadtest.report import build_report, compare, format_table
@@ -51,7 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 async def _run(args: argparse.Namespace, mix: Mix) -> tuple[dict, object]:
     client = await AsyncRewardClient.connect(args.server, **connection.client_options(args))
     try:
-        workload = Workload(mix, await client.languages(), load_cases(), seed=args.seed)
+        workload = Workload(mix, await client.languages(), seed=args.seed)
         limits = Limits(duration_s=args.duration, count=args.count, concurrency=args.concurrency, rate=args.rate)
         watches = [ServerWatch(metrics_url(a)) for a in (args.metrics or "").split(",") if a.strip()]
         stop = asyncio.Event()

@@ -1,9 +1,9 @@
 """Workload mixes: which candidates a load test sends, drawn reproducibly from a seeded RNG.
 
-Programs come from the self-check cases (the languages' samples, sandboxes/samples/), so every
-candidate has a known verdict: passing = the good program, failing = a wrong answer, a non-zero exit or
-a parse/compile error, timing out = an endless loop under a short limit. Equational candidates are
-SAIR-judge responses with known verdicts.
+Programs are the languages' stdin samples (sandboxes/samples/), so every candidate has a known verdict:
+passing = the good program, failing = a wrong answer, a non-zero exit or a parse/compile error, timing out
+= an endless loop under a short limit. Equational candidates are the self-check's SAIR-judge responses with
+known verdicts.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import itertools
 import random
 from typing import Any
 
-from reward_server.evaluation.selfcheck import EXPECTED, find_cases
+from reward_server.evaluation.selfcheck import EXPECTED, find_cases, load_equations
 from reward_server.pb import reward_pb2
+from sandboxes.samples import SUM_TESTS, StdinSample, load_samples
 
 FAILING_CASES = ("wrong", "crash", "broken")
 OUTCOMES = ("pass", "fail", "timeout")
@@ -22,7 +23,7 @@ EQUATION = "equation"
 
 
 class WorkloadError(ValueError):
-    """The mix asks for something the servers or the case table cannot provide."""
+    """The mix asks for something the servers or the samples cannot provide."""
 
 
 def parse_weights(text: str, *, allowed: tuple[str, ...] | None = None) -> dict[str, float]:
@@ -64,35 +65,34 @@ class Planned:
 class Workload:
     """Draws batches of candidates for a mix; languages are checked against the server's ready table."""
 
-    def __init__(self, mix: Mix, languages: reward_pb2.ListLanguagesResponse, cases: dict[str, Any],
-                 seed: int = 0) -> None:
+    def __init__(self, mix: Mix, languages: reward_pb2.ListLanguagesResponse, seed: int = 0) -> None:
         self.mix = mix
         self.rng = random.Random(seed)
         self._ids = itertools.count()
-        self._programs: dict[str, tuple[str, dict[str, str]]] = {}
+        self._programs: dict[str, tuple[str, StdinSample]] = {}
         by_name = {name: lang for lang in languages.languages for name in (lang.key, *lang.aliases)}
         for name in mix.languages:
             language = by_name.get(name)
             if language is None or not language.ready:
                 raise WorkloadError(f"language {name!r} is not ready on the server"
                                     + (f": {language.reason}" if language else ""))
-            own = find_cases(language, cases["languages"])
+            own = find_cases(language, load_samples())
             if own is None:
                 raise WorkloadError(f"no load-test programs for {language.key}")
-            self._programs[name] = (language.key, own)
-        self._io = [reward_pb2.IOTest(stdin=i, expected_stdout=o) for i, o in cases["io_tests"]]
-        self._equations = cases["equation"]
+            self._programs[name] = (language.key, own.stdin)
+        self._io = [reward_pb2.IOTest(stdin=i, expected_stdout=o) for i, o in SUM_TESTS]
+        self._equations = load_equations()
 
     def _code(self, candidate_id: str) -> Planned:
         name = self.rng.choices(list(self.mix.languages), weights=list(self.mix.languages.values()))[0]
-        key, programs = self._programs[name]
+        key, sample = self._programs[name]
         outcome = self.rng.choices(list(self.mix.outcomes), weights=list(self.mix.outcomes.values()))[0]
         case = {"pass": "good", "timeout": "loop"}.get(outcome) or self.rng.choice(FAILING_CASES)
-        expected = programs["broken_verdict"] if case == "broken" else EXPECTED[case]
+        expected = sample.broken_verdict if case == "broken" else EXPECTED[case]
         # every candidate is a distinct task (its own operands), so the server's result cache cannot answer it
         a, b = self.rng.randint(-10**6, 10**6), self.rng.randint(1, 10**6)
         io_tests = [reward_pb2.IOTest(stdin=f"{a} {b}\n", expected_stdout=f"{a + b}\n"), *self._io]
-        task = reward_pb2.CodeTask(language=key, completion=programs[case], io_tests=io_tests,
+        task = reward_pb2.CodeTask(language=key, completion=getattr(sample, case), io_tests=io_tests,
                                    comparator=reward_pb2.EXACT,
                                    timeout_s=self.mix.timeout_s if case == "loop" else 0.0)
         return Planned(reward_pb2.Candidate(id=candidate_id, code=task), key, expected)

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -14,12 +11,7 @@ from reward_server.cli import main
 from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
-
-
-def with_metrics(start_server, *args: str):
-    server = start_server("--metrics-port", "0", *args)
-    server.metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
-    return server
+from tests.conftest import score_killing
 
 
 def python(candidate_id: str, source: str) -> reward_pb2.Candidate:
@@ -28,8 +20,8 @@ def python(candidate_id: str, source: str) -> reward_pb2.Candidate:
 
 
 def test_loadtest_report_is_plausible_and_compare_flags_regressions(
-        start_server, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = with_metrics(start_server, "--workers", "2")
+        start_replicas, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    [server] = start_replicas(1, workers=2)
     report_path = tmp_path / "report.json"
     common = ["loadtest", "--server", server.address, "--metrics", server.metrics_url, "--languages", "python=3,bash=1",
               "--equation-share", "0.2", "--batch-sizes", "2,6", "--timeout-s", "0.5"]
@@ -65,9 +57,8 @@ def test_loadtest_report_is_plausible_and_compare_flags_regressions(
     assert again["config"]["limits"]["rate"] == 4
 
 
-def test_two_servers_share_load_and_a_killed_one_loses_no_candidate(start_server, tmp_path: Path) -> None:
-    a = with_metrics(start_server, "--workers", "1")
-    b = with_metrics(start_server, "--workers", "1")
+def test_two_servers_share_load_and_a_killed_one_loses_no_candidate(start_replicas, tmp_path: Path) -> None:
+    a, b = start_replicas(2, workers=1)
     addresses = f"{a.address},{b.address}"
 
     with RewardClient(addresses) as client:
@@ -87,17 +78,8 @@ def test_two_servers_share_load_and_a_killed_one_loses_no_candidate(start_server
 
     # Kill one server while it is grading: its unfinished candidates must be graded by the other.
     slow = [python(f"s{i}", "import time\ntime.sleep(0.4)\nprint('ok')\n") for i in range(12)]
-    results = []
     with RewardClient(addresses) as client:
-        scoring = threading.Thread(target=lambda: results.extend(client.score(slow)))
-        scoring.start()
-        give_up = time.monotonic() + 30
-        while total(scrape(b.metrics_url), "reward_pool_busy") < 1:
-            assert time.monotonic() < give_up, "server b never started grading"
-            time.sleep(0.05)
-        b.process.kill()
-        scoring.join(120)
-    assert not scoring.is_alive()
+        results = score_killing(client, slow, victim=b)
     assert [r.id for r in results] == [c.id for c in slow]
     assert all(r.verdict == reward_pb2.PASS for r in results), [r.detail for r in results]
     assert total(scrape(a.metrics_url), "reward_candidates_total") > counts[0] + 6   # a took over b's share

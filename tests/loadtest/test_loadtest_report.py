@@ -6,7 +6,6 @@ import collections
 
 import pytest
 
-from reward_server.evaluation.selfcheck import load_cases
 from reward_server.loadtest.driver import BatchSample, CandidateSample, RunLog
 from reward_server.loadtest.report import build_report, compare, format_table, latency_stats, percentile
 from reward_server.loadtest.workload import OUTCOMES, Mix, Workload, WorkloadError, parse_weights
@@ -80,7 +79,7 @@ def languages(*ready: str) -> reward_pb2.ListLanguagesResponse:
 def test_workload_follows_the_mix_and_is_reproducible() -> None:
     mix = Mix(languages={"py": 1.0}, outcomes={"pass": 0.5, "fail": 0.25, "timeout": 0.25}, equation_share=0.2,
               batch_sizes=(5, 7), timeout_s=0.5)
-    draw = Workload(mix, languages("python"), load_cases(), seed=3)
+    draw = Workload(mix, languages("python"), seed=3)
     batches = [draw.batch() for _ in range(200)]
     assert {len(b) for b in batches} == {5, 7}
     planned = [p for b in batches for p in b]
@@ -94,7 +93,7 @@ def test_workload_follows_the_mix_and_is_reproducible() -> None:
     assert set(expected) == {"PASS", "TIMEOUT", "WRONG_ANSWER", "RUNTIME_ERROR"}
     assert all(p.candidate.code.timeout_s == 0.5 for p in code if p.expected == "TIMEOUT")
     assert all(p.candidate.code.language == "python" for p in code)
-    again = Workload(mix, languages("python"), load_cases(), seed=3)
+    again = Workload(mix, languages("python"), seed=3)
     assert [p.candidate for p in again.batch()] == [p.candidate for p in batches[0]]
 
 
@@ -105,7 +104,7 @@ def test_workload_follows_the_mix_and_is_reproducible() -> None:
 ])
 def test_workload_refuses_languages_it_cannot_run(mix_languages: dict, message: str) -> None:
     with pytest.raises(WorkloadError, match=message):
-        Workload(Mix(languages=mix_languages), languages("python"), load_cases())
+        Workload(Mix(languages=mix_languages), languages("python"))
 
 
 def test_parse_weights() -> None:

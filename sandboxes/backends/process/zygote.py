@@ -25,8 +25,9 @@ from sandboxes.backends.process.child import Child
 
 log = logging.getLogger(__name__)
 
-SCRIPT = "/tmp/zygote.py"            # where its program is bound in the sandbox; each run's /tmp hides it
-INIT = "/tmp/run-init"               # and the runs' init (run_init.c)
+SCRIPT_DIR = "/tmp"                  # where its program, the runs' init (run_init.c) and a guard's module are bound
+SCRIPT = f"{SCRIPT_DIR}/zygote.py"   # in the sandbox (its sys.path[0]); each run's /tmp hides them
+INIT = f"{SCRIPT_DIR}/run-init"
 CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_SYS_RESOURCE")   # in its own user namespace only
 START_TIMEOUT_S = 60.0
 LOG_LIMIT = 4000                      # characters of a zygote's own output kept for the log

@@ -102,6 +102,7 @@ class WarmModules:
 
 MODULES, IMPORTS = warm_up(sys.argv[1:])
 
+import array  # noqa: E402
 import ctypes  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
@@ -113,6 +114,9 @@ import warnings  # noqa: E402
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+LIBC.unshare.argtypes = [ctypes.c_int]
+LIBC.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+LIBC.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 LIBC.fopen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 LIBC.fopen.restype = ctypes.c_void_p
 PYTHON_API = ctypes.pythonapi
@@ -137,6 +141,12 @@ class CapHeader(ctypes.Structure):
 
 class CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+# Every foreign function a run calls is looked up and typed here, once: the first call in a fork would allocate (and
+# so copy pages of) what ctypes builds for it.
+LIBC.capset.argtypes = [ctypes.POINTER(CapHeader), ctypes.POINTER(CapData)]
+NO_CAPABILITIES = (CapHeader(CAPABILITY_VERSION_3, 0), (CapData * 2)())
 
 
 class CodeCache:
@@ -177,12 +187,14 @@ class CodeCache:
         they are: the C side of the warnings module keeps the last list it saw, and a run has no warnings module.)"""
         shown, show = [], warnings.showwarning
         warnings.showwarning = lambda *args, **kwargs: shown.append(args)
+        sys.modules["warnings"] = warnings      # where the C side looks for showwarning
         try:
             code = compile(source, filename, "exec", dont_inherit=True)
         except Exception:  # the run compiles it again and reports what this raised
             return self.UNUSABLE
         finally:
             warnings.showwarning = show
+            del sys.modules["warnings"]
         return self.UNUSABLE if shown else code
 
 
@@ -239,7 +251,7 @@ def program(request, fds, report, code):
         soft = limits[name]
         resource.setrlimit(resource_id, (soft, soft + (1 if name == "cpu" and soft >= 0 else 0)))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    libc(LIBC.capset(ctypes.byref(CapHeader(CAPABILITY_VERSION_3, 0)), ctypes.byref((CapData * 2)())), "capset")
+    libc(LIBC.capset(*NO_CAPABILITIES), "capset")
     libc(LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -250,9 +262,9 @@ def program(request, fds, report, code):
     sys.argv = argv[script:]
     sys.path[0] = SANDBOX
     sys.path_importer_cache.pop(SCRIPT_DIR, None)
-    for name in LOADED_HERE:
-        del sys.modules[name]
-    sys.meta_path.insert(0, WARM)
+    if len(sys.modules) != len(FRESH):      # the zygote imported something since it started (it never removes)
+        for name in [name for name in sys.modules if name not in FRESH]:
+            del sys.modules[name]
     main = type(sys)("__main__")
     main.__annotations__ = {}
     main.__builtins__ = builtins
@@ -273,7 +285,7 @@ def serve():
     cache = CodeCache()
     ctrl.send(b"ready")
     while True:
-        message, fds, _, _ = socket.recv_fds(ctrl, 1 << 16, 3)
+        message, fds = receive(ctrl)
         if not message:
             os._exit(0)
         for fd in fds:                  # the program's, not its init's
@@ -312,6 +324,16 @@ def serve():
             os.waitpid(init, 0)
         os.close(report_r)
         ctrl.send(json.dumps(answer).encode())
+
+
+def receive(ctrl):
+    """A request and its file descriptors: socket.recv_fds without the `import array` it makes on every call."""
+    message, ancillary, _, _ = ctrl.recvmsg(1 << 16, socket.CMSG_LEN(3 * FD_BYTES))
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - len(data) % FD_BYTES])
+    return message, list(fds)
 
 
 def _unreadable(path):
@@ -415,7 +437,12 @@ with open("/proc/sys/kernel/cap_last_cap") as _file:
         libc(LIBC.prctl(PR_CAPBSET_DROP, _capability, 0, 0, 0), "drop the bounding set")
 block_user_namespaces()
 del _file, _capability
-LOADED_HERE = [name for name in sys.modules if name not in FRESH]
+FD_BYTES = array.array("i").itemsize
+for _name in [name for name in sys.modules if name not in FRESH]:  # as runs start; the zygote's own are in its names
+    del sys.modules[_name]
+sys.meta_path.insert(0, WARM)
+sys.path_importer_cache.pop(SCRIPT_DIR, None)
+del _name
 gc.collect()
 gc.freeze()
 MAIN, PATH, _code = serve()

@@ -18,6 +18,24 @@ import os
 import sys
 import types
 
+ZYGOTE_MODULE = "_guard_python"  # what the process backend's zygote imports this file as (sandboxes.guards)
+
+
+def zygote_copy():
+    """This file as a zygote imported it, when this run is its fork (the module comes warm, its class snapshot
+    taken there), else None. Out of sys.modules again: the program meets sys.modules as on any other path."""
+    try:
+        module = __import__(ZYGOTE_MODULE)
+    except ImportError:
+        return None
+    del sys.modules[ZYGOTE_MODULE]
+    return module
+
+
+if __name__ == "__main__" and (ZYGOTE_COPY := zygote_copy()) is not None:   # its code is ready: run that
+    ZYGOTE_COPY.main(__file__, ZYGOTE_COPY.PRISTINE)
+    raise SystemExit
+
 # The loader's own code must not see what the program does to builtins (`builtins.type = ...`): functions defined
 # below resolve builtin names in this private copy, taken before the program runs.
 __builtins__ = dict(vars(builtins))
@@ -32,11 +50,14 @@ FLAGS = type.__dict__["__flags__"].__get__          # read through `type`: a met
 MRO = type.__dict__["__mro__"].__get__
 CLASS_DICT = type.__dict__["__dict__"].__get__
 INSTANCE_DICT = object.__getattribute__
+LOADER_FILES = {__file__}        # frames a traceback leaves out: this file, and main.py when this is the zygote's copy
 
 
 class GuardViolation(BaseException):
     """The tests met a value that is not plain data. Not an Exception: a test's `except Exception` must not
     swallow it."""
+
+    __module__ = "__main__"      # reported as `GuardViolation` whichever copy of this file raised it
 
 
 def imported_modules(nodes: list[ast.AST]) -> set[str]:
@@ -63,16 +84,39 @@ def import_quietly(names: set[str]) -> None:
             __import__(name)
 
 
+class Classes:
+    """The heap classes of some modules, each with a copy of its dict and the modules it was found in. Taking it
+    touches every value of every module (copy-on-write faults, in a forked run): a zygote takes it once, as
+    PRISTINE, and each run walks only the modules the zygote had not loaded."""
+
+    def __init__(self, modules) -> None:
+        self.entries = {}           # id(class) -> (class, its dict, ids of the modules it was found in)
+        self.walked = {}            # id(module) -> module (held: no id is reused)
+        self.add(modules)
+
+    def add(self, modules) -> None:
+        for module in modules:
+            if id(module) in self.walked:
+                continue
+            self.walked[id(module)] = module
+            for value in list(getattr(module, "__dict__", {}).values()):
+                if isinstance(value, type) and FLAGS(value) & HEAPTYPE:
+                    entry = self.entries.get(id(value))
+                    if entry is None:
+                        self.entries[id(value)] = (value, dict(CLASS_DICT(value)), {id(module)})
+                    else:
+                        entry[2].add(id(module))
+
+
 class Snapshot:
     """Builtins, modules and classes as they were before the program ran."""
 
-    def __init__(self, trusted: set[str]) -> None:
+    def __init__(self, trusted: set[str], zygote_classes: Classes | None) -> None:
         self.builtins = dict(vars(builtins))
-        self.classes = {}
-        for module in list(sys.modules.values()):
-            for value in list(getattr(module, "__dict__", {}).values()):
-                if isinstance(value, type) and FLAGS(value) & HEAPTYPE:
-                    self.classes[id(value)] = (value, dict(CLASS_DICT(value)))
+        self.loaded = {id(module): module for module in list(sys.modules.values())}
+        self.zygote_classes = zygote_classes
+        self.own = Classes(module for module in self.loaded.values()
+                           if zygote_classes is None or id(module) not in zygote_classes.walked)
         self.copies = {}
         for name in sorted(with_parents(trusted)):
             if name in sys.modules:
@@ -95,11 +139,17 @@ class Snapshot:
         """A snapshotted module's copy in place of the module; anything else as it is."""
         return self.copy_of.get(id(value), value) if isinstance(value, types.ModuleType) else value
 
-    def unchanged(self, cls: type) -> bool:
-        entry = self.classes.get(id(cls))
-        if entry is None or entry[0] is not cls:
-            return False
-        before, now = entry[1], CLASS_DICT(cls)
+    def before(self, cls: type) -> dict | None:
+        """The dict `cls` had before the program ran, if it belongs to a module loaded by then."""
+        entry = self.own.entries.get(id(cls))
+        if entry is None and self.zygote_classes is not None:
+            entry = self.zygote_classes.entries.get(id(cls))
+            if entry is not None and not any(module_id in self.loaded for module_id in entry[2]):
+                entry = None
+        return None if entry is None or entry[0] is not cls else entry[1]
+
+    def unchanged(self, cls: type, before: dict) -> bool:
+        now = CLASS_DICT(cls)
         if any(now.get(key, before) is not value for key, value in before.items()):
             return False
         return all(key in before or key in LAZY_CLASS_KEYS or not key.startswith("__") for key in now)
@@ -132,8 +182,12 @@ class Guard:
         return value
 
     def trusted(self, cls: type) -> bool:
-        own = any(self.namespace.get(name) is cls for name in self.own_names)
-        return own or self.snapshot.unchanged(cls)
+        """A class of a module loaded before the program ran: if unchanged, however the tests name it. Any other:
+        if the tests made it (the program's globals never supply a name the tests bind)."""
+        before = self.snapshot.before(cls)
+        if before is not None:
+            return self.snapshot.unchanged(cls, before)
+        return any(self.namespace.get(name) is cls for name in self.own_names)
 
 
 def contents(item, cls: type) -> list:
@@ -246,11 +300,13 @@ def print_traceback(kind: type[BaseException], error: BaseException, tb: types.T
     import traceback
 
     report = traceback.TracebackException(kind, error, tb)
-    report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename != __file__])
+    report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename not in LOADER_FILES])
     sys.stderr.write("".join(report.format()))
 
 
-def main() -> None:
+def main(main_file: str, zygote_classes: Classes | None) -> None:
+    """Run the program, then its tests; `main_file` is the run's main.py, `zygote_classes` the zygote's snapshot."""
+    LOADER_FILES.add(main_file)
     sys.excepthook = print_traceback
     header, _, body = sys.stdin.buffer.read().decode().partition("\n")
     marker, prompt_length, completion_length = header.split()
@@ -267,19 +323,19 @@ def main() -> None:
     trusted = imported_modules(tests_tree.body) | imported_modules(
         [node for node in prompt_nodes if isinstance(node, (ast.Import, ast.ImportFrom))])
     import_quietly(trusted)
-    snapshot = Snapshot(trusted)
+    snapshot = Snapshot(trusted, zygote_classes)
     prompt_bound = top_level_names(prompt_nodes)
     own_names = top_level_names(tests_tree.body)
 
     module = types.ModuleType("__main__")
-    module.__file__ = __file__
+    module.__file__ = main_file
     module.__builtins__ = builtins
     module.__loader__ = ProgramSource(program)
     sys.modules["__main__"] = module
     exec(program_code, vars(module))
 
     namespace = {name: snapshot.pristine(value) for name, value in vars(module).items()
-                 if not (name.startswith("__") and name.endswith("__"))
+                 if not (name.startswith("__") and name.endswith("__")) and name not in own_names
                  and (name not in snapshot.builtins or name in prompt_bound)}
     namespace.update(prompt_imports(prompt_nodes, snapshot))
     tests_builtins = {**snapshot.builtins, "__import__": snapshot.import_}
@@ -294,4 +350,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(__file__, None)
+elif __name__ == ZYGOTE_MODULE:    # in a zygote, before any run: every module a run may import is loaded by now
+    PRISTINE = Classes(list(sys.modules.values()))
