@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import grpc
 
 from reward_server.graders.checkers import Checkers, CheckerSpec
-from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob
+from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob, TestGrade
 from reward_server.graders.comparators import Comparator
 from reward_server.graders.counterexample import grade_counterexample
 from reward_server.graders.equational import grade_equation
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 # Leave the response this long to travel back before the caller's deadline.
 DEADLINE_MARGIN_S = 0.05
+MIB = 1 << 20   # TestOutcome.peak_memory_mb is in the unit of CodeTask.memory_mb
 
 EXTRACTIONS = {
     reward_pb2.EXTRACTION_NONE: ExtractionStyle.NONE,
@@ -64,13 +65,19 @@ def code_job(task: reward_pb2.CodeTask) -> CodeJob:
     )
 
 
+def outcome_message(test: TestGrade) -> reward_pb2.TestOutcome:
+    """A test's outcome; what its run used is left unset where it was not measured (None leaves a field unset)."""
+    peak_mb = None if test.peak_memory_bytes is None else test.peak_memory_bytes / MIB
+    return reward_pb2.TestOutcome(index=test.index, verdict=VERDICTS[test.verdict], elapsed_s=test.elapsed_s,
+                                  detail=test.detail, cpu_s=test.cpu_s, peak_memory_mb=peak_mb)
+
+
 def result_message(index: int, candidate_id: str, verdict: Verdict, *, detail: str = "", extracted: str = "",
                    sandbox: str = "", elapsed_s: float = 0.0, tests=()) -> reward_pb2.ScoreResult:
     result = reward_pb2.ScoreResult(
         id=candidate_id, index=index, verdict=VERDICTS[verdict], detail=detail, extracted=extracted,
         sandbox=sandbox, elapsed_s=elapsed_s,
-        tests=[reward_pb2.TestOutcome(index=t.index, verdict=VERDICTS[t.verdict], elapsed_s=t.elapsed_s,
-                                      detail=t.detail) for t in tests],
+        tests=[outcome_message(t) for t in tests],
     )
     if (reward := verdict.reward) is not None:
         result.reward = reward

@@ -66,6 +66,7 @@ class Ending:
     sandbox_failure: str = ""        # the sandbox itself failed: why (no exit status then)
     file_limit_hit: bool = False     # a file reached the file-size limit
     cpu_s: float | None = None       # CPU seconds all the step's processes used; None: not measured
+    peak_memory_bytes: int | None = None  # its memory high-water mark (not classified: reported)
 
 
 def compile_step(language: Language, source: str) -> Step | None:

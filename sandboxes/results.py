@@ -35,3 +35,4 @@ class RunResult:
     elapsed_s: float
     detail: str = ""   # our explanation, e.g. why the sandbox failed or which signal killed it
     cpu_s: float | None = None  # CPU seconds all the step's processes used; None: not measured
+    peak_memory_bytes: int | None = None  # memory high-water mark (per backend: docs/grading.md); None: not measured

@@ -63,6 +63,14 @@ class TestGrade:
     verdict: Verdict
     elapsed_s: float
     detail: str = ""
+    # what the test's run used, as its backend measured it (RunResult); None: not measured
+    cpu_s: float | None = None
+    peak_memory_bytes: int | None = None
+
+    @classmethod
+    def of_run(cls, index: int, verdict: Verdict, result: RunResult, detail: str = "") -> TestGrade:
+        """The grade of a test that ran, with what its run used (reported per test, for tuning limits)."""
+        return cls(index, verdict, result.elapsed_s, detail, result.cpu_s, result.peak_memory_bytes)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +188,7 @@ class CodeGrader:
     ) -> tuple[Verdict, str, list[TestGrade]]:
         mark = time.monotonic()
         tests: list[TestGrade] = []
-        checks: list[tuple[int, float, Check]] = []    # with a checker: the runs that ended well, to be checked
+        checks: list[tuple[TestGrade, Check]] = []    # with a checker: the runs that ended well, to be checked
         async with self.pool.workspace(language, program.source, files=program.files, priority=priority,
                                        caller=caller, deadline=deadline) as workspace:
             stages["queue"], mark = time.monotonic() - mark, time.monotonic()
@@ -192,7 +200,7 @@ class CodeGrader:
             for index, (stdin, expected) in enumerate(zip(program.stdins, program.expected, strict=True)):
                 result = await workspace.run(stdin.encode(), limits, deadline)
                 if member is not None and result.status is RunStatus.OK:
-                    checks.append((index, result.elapsed_s,
+                    checks.append((TestGrade.of_run(index, Verdict.PASS, result),
                                    Check(stdin, result.stdout.decode("utf-8", "replace"), expected)))
                     continue
                 tests.append(await self._grade_run(index, result, expected, job.comparator, program))
@@ -201,9 +209,9 @@ class CodeGrader:
             stages["run"] = time.monotonic() - mark
         if checks:
             assert member is not None
-            outcomes = await member.check([check for _, _, check in checks], not job.run_all_tests)
-            tests += [TestGrade(index, checked.verdict, elapsed, checked.detail)
-                      for (index, elapsed, _), checked in zip(checks, outcomes, strict=False)]
+            outcomes = await member.check([check for _, check in checks], not job.run_all_tests)
+            tests += [dataclasses.replace(ran, verdict=checked.verdict, detail=checked.detail)
+                      for (ran, _), checked in zip(checks, outcomes, strict=False)]
             tests.sort(key=lambda test: test.index)
         deciding = decide(tests)
         if deciding is None:
@@ -219,23 +227,23 @@ class CodeGrader:
             result = dataclasses.replace(result, stderr=stderr)
             if result.status is RunStatus.OK and not finished:
                 detail = "; ".join([end_marker.EXITED_EARLY_DETAIL, *([excerpt(stderr)] if stderr else [])])
-                return TestGrade(index, Verdict.EXITED_EARLY, result.elapsed_s, detail)
+                return TestGrade.of_run(index, Verdict.EXITED_EARLY, result, detail)
         if result.status is not RunStatus.OK:
-            return TestGrade(index, RUN_VERDICTS[result.status], result.elapsed_s, describe_run(result))
+            return TestGrade.of_run(index, RUN_VERDICTS[result.status], result, describe_run(result))
         if expected is None:
-            return TestGrade(index, Verdict.PASS, result.elapsed_s)
+            return TestGrade.of_run(index, Verdict.PASS, result)
         got = result.stdout.decode("utf-8", "replace")
         # a lenient comparison of megabytes of numbers takes seconds, and so does reading a huge result: off the
         # loop, so other requests (and health checks) keep being served meanwhile
         if program.call:
             judge = functools.partial(call_based.judge, got, program.marker, expected)
             verdict, detail = await asyncio.to_thread(judge) if len(got) > THREADED_COMPARE_CHARS else judge()
-            return TestGrade(index, verdict, result.elapsed_s, detail)
+            return TestGrade.of_run(index, verdict, result, detail)
         if len(got) + len(expected) > THREADED_COMPARE_CHARS:
             same = await asyncio.to_thread(compare, comparator, got, expected)
         else:
             same = compare(comparator, got, expected)
         if same:
-            return TestGrade(index, Verdict.PASS, result.elapsed_s)
-        return TestGrade(index, Verdict.WRONG_ANSWER, result.elapsed_s,
-                         f"expected {excerpt(expected, 200)!r}, got {excerpt(got, 200)!r}")
+            return TestGrade.of_run(index, Verdict.PASS, result)
+        return TestGrade.of_run(index, Verdict.WRONG_ANSWER, result,
+                                f"expected {excerpt(expected, 200)!r}, got {excerpt(got, 200)!r}")

@@ -24,21 +24,21 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16reward/v1/reward.proto\x12\treward.v1\"o\n\x0cScoreRequest\x12(\n\ncandidates\x18\x01 \x03(\x0b\x32\x14.reward.v1.Candidate\x12%\n\x08priority\x18\x02 \x01(\x0e\x32\x13.reward.v1.Priority\x12\x0e\n\x06\x63\x61ller\x18\x03 \x01(\t\"8\n\rScoreResponse\x12\'\n\x07results\x18\x01 \x03(\x0b\x32\x16.reward.v1.ScoreResult\"q\n\tCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x04\x63ode\x18\x02 \x01(\x0b\x32\x13.reward.v1.CodeTaskH\x00\x12+\n\x08\x65quation\x18\x03 \x01(\x0b\x32\x17.reward.v1.EquationTaskH\x00\x42\x06\n\x04task\"0\n\x06IOTest\x12\r\n\x05stdin\x18\x01 \x01(\t\x12\x17\n\x0f\x65xpected_stdout\x18\x02 \x01(\t\"\xd8\x02\n\x08\x43odeTask\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x12\n\ncompletion\x18\x02 \x01(\t\x12)\n\nextraction\x18\x03 \x01(\x0e\x32\x15.reward.v1.Extraction\x12\x0e\n\x06prompt\x18\x04 \x01(\t\x12\x13\n\x0bstop_tokens\x18\x05 \x03(\t\x12\r\n\x05tests\x18\x06 \x01(\t\x12#\n\x08io_tests\x18\x07 \x03(\x0b\x32\x11.reward.v1.IOTest\x12)\n\ncomparator\x18\x08 \x01(\x0e\x32\x15.reward.v1.Comparator\x12\x11\n\ttimeout_s\x18\t \x01(\x01\x12\x11\n\tmemory_mb\x18\n \x01(\r\x12\x15\n\rrun_all_tests\x18\x0b \x01(\x08\x12\x15\n\rfunction_name\x18\x0c \x01(\t\x12#\n\x07\x63hecker\x18\r \x01(\x0b\x32\x12.reward.v1.Checker\"+\n\x07\x43hecker\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\"x\n\x0c\x45quationTask\x12\x10\n\x08response\x18\x01 \x01(\t\x12\x10\n\x08\x65xpected\x18\x02 \x01(\x08\x12\x11\n\tequation1\x18\x03 \x01(\t\x12\x11\n\tequation2\x18\x04 \x01(\t\x12\x1e\n\x16require_counterexample\x18\x05 \x01(\x08\"d\n\x0bTestOutcome\x12\r\n\x05index\x18\x01 \x01(\r\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.reward.v1.Verdict\x12\x11\n\telapsed_s\x18\x03 \x01(\x01\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"\xdb\x01\n\x0bScoreResult\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.reward.v1.Verdict\x12\x13\n\x06reward\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12%\n\x05tests\x18\x05 \x03(\x0b\x32\x16.reward.v1.TestOutcome\x12\x0f\n\x07sandbox\x18\x06 \x01(\t\x12\x11\n\telapsed_s\x18\x07 \x01(\x01\x12\x11\n\textracted\x18\x08 \x01(\t\x12\r\n\x05index\x18\t \x01(\rB\t\n\x07_reward\"\x16\n\x14ListLanguagesRequest\"i\n\x08Language\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0f\n\x07\x61liases\x18\x02 \x03(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x0f\n\x07sandbox\x18\x04 \x01(\t\x12\r\n\x05ready\x18\x05 \x01(\x08\x12\x0e\n\x06reason\x18\x06 \x01(\t\"P\n\x15ListLanguagesResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12&\n\tlanguages\x18\x02 \x03(\x0b\x32\x13.reward.v1.Language*L\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x0c\n\x08TRAINING\x10\x01\x12\x08\n\x04\x45VAL\x10\x02\x12\x0e\n\nBACKGROUND\x10\x03*B\n\nExtraction\x12\x13\n\x0f\x45XTRACTION_NONE\x10\x00\x12\x0f\n\x0b\x46IRST_BLOCK\x10\x01\x12\x0e\n\nLAST_BLOCK\x10\x02*I\n\nComparator\x12\x1a\n\x16\x43OMPARATOR_UNSPECIFIED\x10\x00\x12\t\n\x05\x45XACT\x10\x01\x12\x0b\n\x07LENIENT\x10\x02\x12\x07\n\x03LCB\x10\x03*\x8d\x03\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x08\n\x04PASS\x10\x01\x12\x10\n\x0cWRONG_ANSWER\x10\x02\x12\x11\n\rCOMPILE_ERROR\x10\x03\x12\x11\n\rRUNTIME_ERROR\x10\x04\x12\x0b\n\x07TIMEOUT\x10\x05\x12\x10\n\x0cMEMORY_LIMIT\x10\x06\x12\x10\n\x0cOUTPUT_LIMIT\x10\x07\x12\x0b\n\x07NO_CODE\x10\x08\x12\x0e\n\nNO_VERDICT\x10\t\x12\x10\n\x0c\x45XITED_EARLY\x10\n\x12\x16\n\x12\x42\x41\x44_COUNTEREXAMPLE\x10\x0b\x12\x1b\n\x17INFRA_UNPINNED_LANGUAGE\x10\x14\x12\x1a\n\x16INFRA_UNKNOWN_LANGUAGE\x10\x15\x12\x17\n\x13INFRA_SANDBOX_ERROR\x10\x16\x12\x14\n\x10INFRA_OVERLOADED\x10\x17\x12\x12\n\x0eINFRA_DEADLINE\x10\x18\x12\x17\n\x13INFRA_CHECKER_ERROR\x10\x19\x12\x1a\n\x16INFRA_UNSUPPORTED_TEST\x10\x1a\x32\xe1\x01\n\rRewardService\x12:\n\x05Score\x12\x17.reward.v1.ScoreRequest\x1a\x18.reward.v1.ScoreResponse\x12@\n\x0bScoreStream\x12\x17.reward.v1.ScoreRequest\x1a\x16.reward.v1.ScoreResult0\x01\x12R\n\rListLanguages\x12\x1f.reward.v1.ListLanguagesRequest\x1a .reward.v1.ListLanguagesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16reward/v1/reward.proto\x12\treward.v1\"o\n\x0cScoreRequest\x12(\n\ncandidates\x18\x01 \x03(\x0b\x32\x14.reward.v1.Candidate\x12%\n\x08priority\x18\x02 \x01(\x0e\x32\x13.reward.v1.Priority\x12\x0e\n\x06\x63\x61ller\x18\x03 \x01(\t\"8\n\rScoreResponse\x12\'\n\x07results\x18\x01 \x03(\x0b\x32\x16.reward.v1.ScoreResult\"q\n\tCandidate\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x04\x63ode\x18\x02 \x01(\x0b\x32\x13.reward.v1.CodeTaskH\x00\x12+\n\x08\x65quation\x18\x03 \x01(\x0b\x32\x17.reward.v1.EquationTaskH\x00\x42\x06\n\x04task\"0\n\x06IOTest\x12\r\n\x05stdin\x18\x01 \x01(\t\x12\x17\n\x0f\x65xpected_stdout\x18\x02 \x01(\t\"\xd8\x02\n\x08\x43odeTask\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x12\n\ncompletion\x18\x02 \x01(\t\x12)\n\nextraction\x18\x03 \x01(\x0e\x32\x15.reward.v1.Extraction\x12\x0e\n\x06prompt\x18\x04 \x01(\t\x12\x13\n\x0bstop_tokens\x18\x05 \x03(\t\x12\r\n\x05tests\x18\x06 \x01(\t\x12#\n\x08io_tests\x18\x07 \x03(\x0b\x32\x11.reward.v1.IOTest\x12)\n\ncomparator\x18\x08 \x01(\x0e\x32\x15.reward.v1.Comparator\x12\x11\n\ttimeout_s\x18\t \x01(\x01\x12\x11\n\tmemory_mb\x18\n \x01(\r\x12\x15\n\rrun_all_tests\x18\x0b \x01(\x08\x12\x15\n\rfunction_name\x18\x0c \x01(\t\x12#\n\x07\x63hecker\x18\r \x01(\x0b\x32\x12.reward.v1.Checker\"+\n\x07\x43hecker\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\"x\n\x0c\x45quationTask\x12\x10\n\x08response\x18\x01 \x01(\t\x12\x10\n\x08\x65xpected\x18\x02 \x01(\x08\x12\x11\n\tequation1\x18\x03 \x01(\t\x12\x11\n\tequation2\x18\x04 \x01(\t\x12\x1e\n\x16require_counterexample\x18\x05 \x01(\x08\"\xb2\x01\n\x0bTestOutcome\x12\r\n\x05index\x18\x01 \x01(\r\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.reward.v1.Verdict\x12\x11\n\telapsed_s\x18\x03 \x01(\x01\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12\x12\n\x05\x63pu_s\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12\x1b\n\x0epeak_memory_mb\x18\x06 \x01(\x01H\x01\x88\x01\x01\x42\x08\n\x06_cpu_sB\x11\n\x0f_peak_memory_mb\"\xdb\x01\n\x0bScoreResult\x12\n\n\x02id\x18\x01 \x01(\t\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.reward.v1.Verdict\x12\x13\n\x06reward\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\x12%\n\x05tests\x18\x05 \x03(\x0b\x32\x16.reward.v1.TestOutcome\x12\x0f\n\x07sandbox\x18\x06 \x01(\t\x12\x11\n\telapsed_s\x18\x07 \x01(\x01\x12\x11\n\textracted\x18\x08 \x01(\t\x12\r\n\x05index\x18\t \x01(\rB\t\n\x07_reward\"\x16\n\x14ListLanguagesRequest\"i\n\x08Language\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0f\n\x07\x61liases\x18\x02 \x03(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\x0f\n\x07sandbox\x18\x04 \x01(\t\x12\r\n\x05ready\x18\x05 \x01(\x08\x12\x0e\n\x06reason\x18\x06 \x01(\t\"P\n\x15ListLanguagesResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12&\n\tlanguages\x18\x02 \x03(\x0b\x32\x13.reward.v1.Language*L\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x0c\n\x08TRAINING\x10\x01\x12\x08\n\x04\x45VAL\x10\x02\x12\x0e\n\nBACKGROUND\x10\x03*B\n\nExtraction\x12\x13\n\x0f\x45XTRACTION_NONE\x10\x00\x12\x0f\n\x0b\x46IRST_BLOCK\x10\x01\x12\x0e\n\nLAST_BLOCK\x10\x02*I\n\nComparator\x12\x1a\n\x16\x43OMPARATOR_UNSPECIFIED\x10\x00\x12\t\n\x05\x45XACT\x10\x01\x12\x0b\n\x07LENIENT\x10\x02\x12\x07\n\x03LCB\x10\x03*\x8d\x03\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x08\n\x04PASS\x10\x01\x12\x10\n\x0cWRONG_ANSWER\x10\x02\x12\x11\n\rCOMPILE_ERROR\x10\x03\x12\x11\n\rRUNTIME_ERROR\x10\x04\x12\x0b\n\x07TIMEOUT\x10\x05\x12\x10\n\x0cMEMORY_LIMIT\x10\x06\x12\x10\n\x0cOUTPUT_LIMIT\x10\x07\x12\x0b\n\x07NO_CODE\x10\x08\x12\x0e\n\nNO_VERDICT\x10\t\x12\x10\n\x0c\x45XITED_EARLY\x10\n\x12\x16\n\x12\x42\x41\x44_COUNTEREXAMPLE\x10\x0b\x12\x1b\n\x17INFRA_UNPINNED_LANGUAGE\x10\x14\x12\x1a\n\x16INFRA_UNKNOWN_LANGUAGE\x10\x15\x12\x17\n\x13INFRA_SANDBOX_ERROR\x10\x16\x12\x14\n\x10INFRA_OVERLOADED\x10\x17\x12\x12\n\x0eINFRA_DEADLINE\x10\x18\x12\x17\n\x13INFRA_CHECKER_ERROR\x10\x19\x12\x1a\n\x16INFRA_UNSUPPORTED_TEST\x10\x1a\x32\xe1\x01\n\rRewardService\x12:\n\x05Score\x12\x17.reward.v1.ScoreRequest\x1a\x18.reward.v1.ScoreResponse\x12@\n\x0bScoreStream\x12\x17.reward.v1.ScoreRequest\x1a\x16.reward.v1.ScoreResult0\x01\x12R\n\rListLanguages\x12\x1f.reward.v1.ListLanguagesRequest\x1a .reward.v1.ListLanguagesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'reward.v1.reward_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PRIORITY']._serialized_start=1424
-  _globals['_PRIORITY']._serialized_end=1500
-  _globals['_EXTRACTION']._serialized_start=1502
-  _globals['_EXTRACTION']._serialized_end=1568
-  _globals['_COMPARATOR']._serialized_start=1570
-  _globals['_COMPARATOR']._serialized_end=1643
-  _globals['_VERDICT']._serialized_start=1646
-  _globals['_VERDICT']._serialized_end=2043
+  _globals['_PRIORITY']._serialized_start=1503
+  _globals['_PRIORITY']._serialized_end=1579
+  _globals['_EXTRACTION']._serialized_start=1581
+  _globals['_EXTRACTION']._serialized_end=1647
+  _globals['_COMPARATOR']._serialized_start=1649
+  _globals['_COMPARATOR']._serialized_end=1722
+  _globals['_VERDICT']._serialized_start=1725
+  _globals['_VERDICT']._serialized_end=2122
   _globals['_SCOREREQUEST']._serialized_start=37
   _globals['_SCOREREQUEST']._serialized_end=148
   _globals['_SCORERESPONSE']._serialized_start=150
@@ -53,16 +53,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CHECKER']._serialized_end=763
   _globals['_EQUATIONTASK']._serialized_start=765
   _globals['_EQUATIONTASK']._serialized_end=885
-  _globals['_TESTOUTCOME']._serialized_start=887
-  _globals['_TESTOUTCOME']._serialized_end=987
-  _globals['_SCORERESULT']._serialized_start=990
-  _globals['_SCORERESULT']._serialized_end=1209
-  _globals['_LISTLANGUAGESREQUEST']._serialized_start=1211
-  _globals['_LISTLANGUAGESREQUEST']._serialized_end=1233
-  _globals['_LANGUAGE']._serialized_start=1235
-  _globals['_LANGUAGE']._serialized_end=1340
-  _globals['_LISTLANGUAGESRESPONSE']._serialized_start=1342
-  _globals['_LISTLANGUAGESRESPONSE']._serialized_end=1422
-  _globals['_REWARDSERVICE']._serialized_start=2046
-  _globals['_REWARDSERVICE']._serialized_end=2271
+  _globals['_TESTOUTCOME']._serialized_start=888
+  _globals['_TESTOUTCOME']._serialized_end=1066
+  _globals['_SCORERESULT']._serialized_start=1069
+  _globals['_SCORERESULT']._serialized_end=1288
+  _globals['_LISTLANGUAGESREQUEST']._serialized_start=1290
+  _globals['_LISTLANGUAGESREQUEST']._serialized_end=1312
+  _globals['_LANGUAGE']._serialized_start=1314
+  _globals['_LANGUAGE']._serialized_end=1419
+  _globals['_LISTLANGUAGESRESPONSE']._serialized_start=1421
+  _globals['_LISTLANGUAGESRESPONSE']._serialized_end=1501
+  _globals['_REWARDSERVICE']._serialized_start=2125
+  _globals['_REWARDSERVICE']._serialized_end=2350
 # @@protoc_insertion_point(module_scope)

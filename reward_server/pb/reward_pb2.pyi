@@ -166,16 +166,20 @@ class EquationTask(_message.Message):
     def __init__(self, response: _Optional[str] = ..., expected: _Optional[bool] = ..., equation1: _Optional[str] = ..., equation2: _Optional[str] = ..., require_counterexample: _Optional[bool] = ...) -> None: ...
 
 class TestOutcome(_message.Message):
-    __slots__ = ("index", "verdict", "elapsed_s", "detail")
+    __slots__ = ("index", "verdict", "elapsed_s", "detail", "cpu_s", "peak_memory_mb")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     ELAPSED_S_FIELD_NUMBER: _ClassVar[int]
     DETAIL_FIELD_NUMBER: _ClassVar[int]
+    CPU_S_FIELD_NUMBER: _ClassVar[int]
+    PEAK_MEMORY_MB_FIELD_NUMBER: _ClassVar[int]
     index: int
     verdict: Verdict
     elapsed_s: float
     detail: str
-    def __init__(self, index: _Optional[int] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., elapsed_s: _Optional[float] = ..., detail: _Optional[str] = ...) -> None: ...
+    cpu_s: float
+    peak_memory_mb: float
+    def __init__(self, index: _Optional[int] = ..., verdict: _Optional[_Union[Verdict, str]] = ..., elapsed_s: _Optional[float] = ..., detail: _Optional[str] = ..., cpu_s: _Optional[float] = ..., peak_memory_mb: _Optional[float] = ...) -> None: ...
 
 class ScoreResult(_message.Message):
     __slots__ = ("id", "verdict", "reward", "detail", "tests", "sandbox", "elapsed_s", "extracted", "index")

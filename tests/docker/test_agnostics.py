@@ -92,6 +92,9 @@ async def test_backend_speaks_agnostics_to_an_external_verifier(start_backend, t
     assert [g.verdict for g in external_grades] == [g.verdict for g in runner_grades] == [
         Verdict.PASS, Verdict.RUNTIME_ERROR, Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS, Verdict.TIMEOUT]
     assert [t.verdict for t in external_grades[3].tests] == [Verdict.PASS, Verdict.WRONG_ANSWER]
+    # an external verifier does not say what a run used: not measured, unlike our runner's runs
+    assert all(t.cpu_s is None and t.peak_memory_bytes is None for t in external_grades[3].tests)
+    assert all(t.cpu_s is not None and t.peak_memory_bytes for t in runner_grades[3].tests)
     assert external_grades[0].sandbox == lock.images["lua"].reference
 
 

@@ -468,7 +468,8 @@ class DockerWorkspace:
         except (KeyError, ValueError, TypeError):
             return self._broken(f"the runner answered garbage: {str(answer)[:200]}")
         status, detail = classify(step, ending, stderr)
-        return self._settle(RunResult(status, ending.exit_code, stdout, stderr, elapsed, detail, ending.cpu_s))
+        return self._settle(RunResult(status, ending.exit_code, stdout, stderr, elapsed, detail, ending.cpu_s,
+                                      ending.peak_memory_bytes))
 
     async def _agnostics(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
         """One test per request; an empty expected output makes the verifier hand back what it printed."""

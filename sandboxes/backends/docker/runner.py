@@ -10,7 +10,10 @@ instead of a `docker run`. Two request shapes:
   "max_open_files": ..., "address_space_bytes": 0 | n, "env": {...}} (runtime.runner_job) runs one step and
   answers how it ended {"ending": policy.Ending fields, "stdout_b64", "stderr_b64", "elapsed_s"}; the host's
   policy classifies it. The step's CPU time is the container cgroup's counter less the runner's own
-  usage: every process the program started, dead or alive, and nothing else.
+  usage: every process the program started, dead or alive, and nothing else. Its peak memory is the program's
+  ru_maxrss (wait4): the largest resident set of the program or a child it waited for, never below that of the
+  runner's forked copy it was exec'd from (the kernel counts it); the container's cgroup is read-only here, so
+  its high-water mark cannot be reset per run.
 * the Agnostics verifier protocol: {"code", "timeout_s", "test_cases": [{"input", "output"}]} answers
   {"result": "success" | "fail:wrong-output" | "fail:error" | "fail:timeout" | "fail:other", ...}
   with that harness's rules (per-test timeout, first failure decides, rstrip equality), using the
@@ -106,6 +109,11 @@ class CpuBudget:
         return False
 
 
+def exited(pid: int) -> bool:
+    """Whether the program has exited, left unreaped: its rusage comes with its exit status (wait4)."""
+    return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
 def kill_others() -> None:
     """SIGKILL every process in the container but this one (stragglers of the previous job)."""
     me = os.getpid()
@@ -188,12 +196,13 @@ def execute(job: dict) -> dict:
                 "elapsed_s": 0.0}
     out, err, stopped = pump(proc, stdin, start + wall_s, cap, budget)
     kill_others()
-    code = proc.wait()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = code = os.waitstatus_to_exitcode(status)
     reap()
     elapsed = time.monotonic() - start
     ending = {"stopped": stopped or None, "oom_killed": oom_kills() > oom_before >= 0,
               "exit_code": None if code < 0 else code, "signal": -code if code < 0 else None,
-              "cpu_s": round(budget.used_s(), 6)}
+              "cpu_s": round(budget.used_s(), 6), "peak_memory_bytes": usage.ru_maxrss * 1024}
     return {"ending": ending, "stdout_b64": base64.b64encode(bytes(out)).decode(),
             "stderr_b64": base64.b64encode(bytes(err)).decode(), "elapsed_s": round(elapsed, 6)}
 
@@ -245,7 +254,7 @@ def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int,
                 break
         if verdict:
             break
-        if proc.poll() is not None and not pending:
+        if not pending and exited(proc.pid):
             # The program is gone: like the end of a pid namespace, nothing it started outlives it
             # (a daemonized straggler holding the pipes would otherwise turn a finished run into a timeout).
             kill_others()

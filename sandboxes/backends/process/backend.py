@@ -9,6 +9,8 @@ Why it looks the way it does (measured on the target machines):
   neighbours no more than one that starts a single one; together they weigh what as many processes would.
 - A run's time limit is its CPU time (the slot's `cpuacct` counter, every process of the run), checked
   while it runs only when the budget could first be spent; the wall clock is only a backstop (policy.py).
+- A run's peak memory is the slot's memory high-water mark less what the group held as it started (its residents,
+  page cache earlier steps left): what the run itself charged against its memory limit, sandbox included.
 - A run is one exec with no Python in the child: a tiny static launcher (sandboxes/backends/process/launcher.c, built at
   start) joins the slot's cgroups, sets the rlimits, drops to the slot uid with no new privileges and
   runs `bwrap`: new user/pid/net/ipc/uts/cgroup namespaces, everything read-only but the workspace,
@@ -50,6 +52,7 @@ import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 
+from sandboxes import guards
 from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
 from sandboxes.backends.process.cgroups import CgroupError, SlotCgroup, weigh_instance
 from sandboxes.backends.process.child import EXTRA_FD, Child
@@ -57,7 +60,7 @@ from sandboxes.backends.process.instances import InstanceDir, reap_dead_instance
 from sandboxes.backends.process.precompiled import MOUNT as PRECOMPILED_MOUNT
 from sandboxes.backends.process.precompiled import Precompiled
 from sandboxes.backends.process.streams import RunStreams
-from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, Answer, Zygote
+from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, SCRIPT_DIR, Answer, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Ending, Step, classify, compile_step, cpu_check_delay, run_step
 from sandboxes.results import Limits, RunResult, RunStatus
@@ -407,7 +410,8 @@ class ProcessBackend:
             return outcome
         ending, exit_code, elapsed = outcome
         status, detail = classify(step, ending, streams.stderr)
-        return RunResult(status, exit_code, streams.stdout, streams.stderr, elapsed, detail, ending.cpu_s)
+        return RunResult(status, exit_code, streams.stdout, streams.stderr, elapsed, detail, ending.cpu_s,
+                         ending.peak_memory_bytes)
 
     async def _supervise(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, budget: float,
                          cut_by: str, zygote: Zygote | None,
@@ -422,6 +426,7 @@ class ProcessBackend:
                 slot.cgroup.set_limits((limits.memory_mb << 20) + slot.resident_bytes, limits.max_processes + ours)
                 ooms_before = slot.cgroup.oom_kills()
                 cpu_before = slot.cgroup.cpu_ns()
+                memory_before = slot.cgroup.reset_peak()
             except (CgroupError, OSError) as e:
                 return _sandbox_error(f"cgroup: {e}", loop.time() - started)
             try:
@@ -455,6 +460,7 @@ class ProcessBackend:
             if slot.cgroup.tasks() > len(slot.resident_pids):
                 await _sweep(slot)
             cpu_s = (slot.cgroup.cpu_ns() - cpu_before) / _NS
+            peak_bytes = max(0, slot.cgroup.peak_bytes() - memory_before)
         except (CgroupError, OSError) as e:
             return _sandbox_error(f"cgroup: {e}", elapsed)
         if ended is None:          # the zygote died
@@ -462,7 +468,8 @@ class ProcessBackend:
                 return None
             ended = (None, "the zygote died")
         exit_code, failure = ended
-        return _ending(streams.stop_reason, oomed, exit_code, failure, path, limits, cpu_s), exit_code, elapsed
+        ending = _ending(streams.stop_reason, oomed, exit_code, failure, path, limits, cpu_s, peak_bytes)
+        return ending, exit_code, elapsed
 
     def _command(self, slot: _Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None) -> list[str]:
         limits = step.limits
@@ -513,6 +520,10 @@ class ProcessBackend:
         slot.cgroup.set_limits((step.limits.memory_mb << 20) + slot.resident_bytes,
                                step.limits.max_processes + _OUR_PROCESSES + len(slot.resident_pids))
         bytes_before, pids_before = slot.resident_bytes, slot.resident_pids
+        guard_module, guard_mount = [], []
+        if language.guard:      # imported last, so that it sees every module a run may import (sandboxes/guards)
+            guard_module = [guards.zygote_module(language.guard)]
+            guard_mount = ["--ro-bind", str(guards.source(language.guard)), f"{SCRIPT_DIR}/{guard_module[0]}.py"]
         command = [
             self._tools["launcher"], *slot.cgroup.procs_files, "--",
             *_own_hard_limits(), str(slot.uid), "--",
@@ -520,9 +531,9 @@ class ProcessBackend:
             *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES),
             *self._mounts,
             "--bind", str(slot.root), SANDBOX_DIR, "--ro-bind", str(self._root / "zygote.py"), SCRIPT,
-            "--ro-bind", self._tools["run-init"], INIT,
+            "--ro-bind", self._tools["run-init"], INIT, *guard_mount,
             "--chdir", SANDBOX_DIR, "--remount-ro", "/",
-            "--", *prefix, SCRIPT, *language.warm_imports,
+            "--", *prefix, SCRIPT, *language.warm_imports, *guard_module,
         ]
         zygote = await Zygote.start(command, dict(step.env), prefix)
         try:
@@ -673,15 +684,16 @@ def _own_hard_limits() -> list[str]:
 
 
 def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
-            limits: Limits, cpu_s: float) -> Ending:
+            limits: Limits, cpu_s: float, peak_bytes: int) -> Ending:
     """The init's exit status as an Ending: it exits 128 + N when the program died of signal N."""
+    measured = {"cpu_s": cpu_s, "peak_memory_bytes": peak_bytes}
     if stop_reason is not None:
-        return Ending(stopped=stop_reason, cpu_s=cpu_s)
+        return Ending(stopped=stop_reason, **measured)
     if exit_code is None:
-        return Ending(oom_killed=oomed, sandbox_failure=failure, cpu_s=cpu_s)
+        return Ending(oom_killed=oomed, sandbox_failure=failure, **measured)
     died_of = exit_code - _SIGNAL_EXIT if exit_code > _SIGNAL_EXIT and exit_code - _SIGNAL_EXIT in _SIGNALS else None
     return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
-                  file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), cpu_s=cpu_s)
+                  file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
 
 
 def _read_status(fd: int) -> dict:

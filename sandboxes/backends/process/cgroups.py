@@ -6,7 +6,8 @@ process's own groups, so whatever limits the server itself runs under also bound
 An OOM kill is observed as a rise of the `oom_kill` counter in memory.oom_control. The slots' `cpu`
 groups are siblings with equal `cpu.shares`: a slot full of busy processes gets no more CPU than a
 slot running one, whatever the host's autogroup setting; `cpuacct` counts what a slot's processes used,
-dead ones included. Their parent weighs as much as its slots would as single processes, so the
+dead ones included, and the memory group's high-water mark (memory.max_usage_in_bytes, reset before each run)
+how much memory they held at most. Their parent weighs as much as its slots would as single processes, so the
 sandboxes as a whole compete with the host's processes (the server's own included) as they did before
 they had cpu groups.
 """
@@ -61,6 +62,7 @@ class SlotCgroup:
         self._counters = {name: os.open(path, os.O_RDONLY | os.O_CLOEXEC) for name, path in (
             ("usage", cpuacct / "cpuacct.usage"), ("oom", memory / "memory.oom_control"),
             ("tasks", pids / "pids.current"))}
+        self._counters["peak"] = os.open(memory / "memory.max_usage_in_bytes", os.O_RDWR | os.O_CLOEXEC)
         self._memory_limit: int | None = None
         self._pids_limit: int | None = None
 
@@ -105,6 +107,23 @@ class SlotCgroup:
     def tasks(self) -> int:
         """How many tasks (threads included) the pids group holds, zombies not yet reaped included."""
         return int(self._read("tasks"))
+
+    def reset_peak(self) -> int:
+        """Start a new memory high-water mark and return where it starts: the bytes the group holds now.
+
+        Writing 0 sets the mark to the current usage, so reading it right back gives the baseline a run's own peak
+        is measured from (one write and one read; no separate read of memory.usage_in_bytes).
+        """
+        fd = self._counters["peak"]
+        try:
+            os.pwrite(fd, b"0", 0)
+        except OSError as e:
+            raise CgroupError(f"cannot reset {self.memory}/memory.max_usage_in_bytes: {e}") from e
+        return int(os.pread(fd, 64, 0))
+
+    def peak_bytes(self) -> int:
+        """The most bytes the memory group has held since reset_peak (residents and page cache included)."""
+        return int(self._read("peak"))
 
     def anon_bytes(self) -> int:
         """Anonymous memory the slot's processes hold (what a resident process costs every run's memory limit)."""
