@@ -8,12 +8,15 @@ spawning them (--zygote off); rounds alternate between them and the bare baselin
    stdin); every verdict and exit status must be right. Target: zygote >= 2.5x bare.
 2. A LiveCodeBench-shaped stdin problem: distinct programs with 20 tests each, through each server, against the 20
    bare spawns per program. Target: zygote >= 2.5x bare.
+   Then 328 empty programs the same way: the ceiling isolation itself puts over both ratios.
 3. The server's own CPU per Python run (its process's CPU clock over the batch). Target: <= 1 ms.
 4. C++: one candidate at a time through the zygote server, median end-to-end grading of distinct programs starting
    with `#include <bits/stdc++.h>` (precompiled), of the same with a comment first (no precompiled header fits), and
    of the same program with `<iostream>` only. Target: bits/stdc++.h <= 1.5x iostream.
 5. Per language: median compile and run wall time of the samples' greeter (--copies distinct copies), on the
    process backend directly.
+6. JVM compiles (the table's `class_archive`): median compile wall and CPU time of distinct copies of the samples'
+   stdin program with the compiler's class archive and without, interleaved, on the process backend directly.
 
 Run: python bench/runs.py [--workers N] [--rounds 2] [--programs 30] [--copies 3]
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import pathlib
 import statistics
@@ -87,6 +91,18 @@ def stdin_problems(count: int) -> list[Case]:
             language="python", completion=code, io_tests=[reward_pb2.IOTest(stdin=i, expected_stdout=o)
                                                           for i, o in tests]))
         cases.append((candidate, {"bare python3": [(["-c", code], stdin, True) for stdin, _ in tests]}))
+    return cases
+
+
+def empty_programs(count: int) -> list[Case]:
+    """Distinct programs that do nothing, one test each: what a run's isolation alone costs, the ceiling over the
+    ratios of the programs above."""
+    cases = []
+    for index in range(count):
+        code = f"# program {index}\n"
+        candidate = reward_pb2.Candidate(id=str(index), code=reward_pb2.CodeTask(
+            language="python", completion=code, io_tests=[reward_pb2.IOTest(stdin="", expected_stdout="")]))
+        cases.append((candidate, {"bare python3": [(["-c", code], "", True)]}))
     return cases
 
 
@@ -194,6 +210,36 @@ async def language_section(copies: int) -> None:
         await backend.close()
 
 
+async def class_archive_section(copies: int) -> None:
+    backend = ProcessBackend()
+    await backend.start(1)
+    samples = load_samples()
+    print(f"JVM compiles: class archive vs none, median of {copies} distinct stdin programs each, interleaved")
+    try:
+        for language in LanguageTable.load():
+            if language.class_archive is None or not backend.describe(language).ready:
+                continue
+            sides = {"archive": language, "none": dataclasses.replace(language, class_archive=None)}
+            wall, cpu = {name: [] for name in sides}, {name: [] for name in sides}
+            for index in range(copies + 1):
+                for name in list(sides)[::1 if index % 2 else -1]:        # each side goes first in turn
+                    source = language.comment.format(f"{name} {index}") + "\n" + samples[language.key].stdin.good
+                    async with backend.workspace(sides[name], source, 0) as workspace:
+                        compiled = await workspace.compile(None)
+                    if compiled.status is not RunStatus.OK:
+                        raise SystemExit(f"{language.key} compile failed ({name}): {compiled}")
+                    if index:                      # the first warms caches (and builds the archive)
+                        wall[name].append(compiled.elapsed_s)
+                        cpu[name].append(compiled.cpu_s)
+            cells = []
+            for label, times in (("wall", wall), ("CPU", cpu)):
+                archived, plain = (1e3 * statistics.median(times[name]) for name in sides)
+                cells.append(f"{label} {archived:5.0f} ms vs {plain:5.0f} ms: {archived / plain:4.2f}x")
+            print(f"  {language.key:8s} " + ";  ".join(cells))
+    finally:
+        await backend.close()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
@@ -214,11 +260,14 @@ async def main() -> None:
             await python_section("HumanEval (guarded)", humaneval(loader), servers, args.workers, args.rounds)
         await python_section(f"stdin problem x {TESTS_PER_PROBLEM} tests", stdin_problems(args.programs), servers,
                              args.workers, args.rounds)
+        await python_section("empty program (isolation alone)", empty_programs(328), servers, args.workers,
+                             args.rounds)
         await cpp_section(servers[0], args.programs)
     finally:
         for server in servers:
             await server.stop()
     await language_section(args.copies)
+    await class_archive_section(args.copies)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ class Language:
     guard: str = ""                 # function style: a guard of reward_server/graders runs program and tests instead
     warm_imports: tuple[str, ...] | None = None  # runs fork from an interpreter that imported these (process backend)
     precompile: Precompile | None = None         # headers compiled ahead, per source prefix (process backend)
+    class_archive: str | None = None             # how the JVM compiler takes a JVM flag ("-J{}"): archived classes
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
@@ -181,6 +182,8 @@ def _language_from_toml(key: str, entry: dict) -> Language:
         values["env"] = dict(values["env"])
     if "precompile" in values:
         values["precompile"] = _precompile_from_toml(key, values["precompile"])
+    if "class_archive" in values:
+        _check_class_archive(key, entry)
     if "harness" in values:
         values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
     if "release" in values:
@@ -231,6 +234,16 @@ def _precompile_from_toml(key: str, entry: dict) -> Precompile:
     if set(entry) != {"command", "prefixes"}:
         raise ValueError(f"language {key}: precompile takes command and prefixes, not {sorted(entry)}")
     return Precompile(tuple(entry["command"]), tuple(entry["prefixes"]))
+
+
+def _check_class_archive(key: str, entry: dict) -> None:
+    """A class archive is the compiler's: a compiled language, whose compile sees no precompiled headers (both would
+    need /precompiled), with a flag template holding {} once."""
+    template = entry["class_archive"]
+    if "compile" not in entry or "precompile" in entry:
+        raise ValueError(f"language {key}: a class_archive needs a compile command and no precompile")
+    if not isinstance(template, str) or template.count("{}") != 1 or template.count("{") != 1:
+        raise ValueError(f"language {key}: class_archive {template!r} is not a flag template with {{}} once")
 
 
 def _check_packages(key: str, entry: dict) -> None:

@@ -22,7 +22,8 @@ Why it looks the way it does (measured on the target machines):
   that lives in the slot's sandbox (zygote.py, zygote_main.py), with the same limits, namespaces and verdicts (the
   `zygote` option turns it off). A slot's zygotes are its residents: their processes and memory are added to every
   limit of the slot.
-- A compile sees, read-only, the language's precompiled headers that fit its source (precompiled.py).
+- A compile sees, read-only, the language's precompiled headers that fit its source, or its JVM compiler's class
+  archive (precompiled.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -656,7 +657,7 @@ class ProcessWorkspace:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
-        precompiled = await self.backend._precompiled.directory(self.language, self.source)
+        step, precompiled = await self.backend._precompiled.prepare(self.language, self.source, step)
         return await self.backend._execute(self.slot, self.path, step, b"", deadline=deadline, precompiled=precompiled)
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
