@@ -216,6 +216,9 @@ PYTHON_GUARDS = [
     ("patched NormalDist", "    import statistics\n    statistics.NormalDist.__eq__ = lambda self, other: True\n"
      "    return statistics.NormalDist(0, 1)\n", "import statistics\nassert half(3.0) == statistics.NormalDist(5, 1)\n",
      "GuardViolation"),
+    ("patches the guard's module on the zygote path", "    try:\n        import _guard_python\n"
+     "        _guard_python.Guard.trusted = lambda self, cls: True\n    except ImportError:\n        pass\n"
+     + ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
     ("a class named like one the tests define later", "    return Same()\nclass Same:\n    def __eq__(self, other):\n"
      "        return True\n", "assert half(3.0) == 1.5\n\nclass Same:\n    pass\n", "GuardViolation"),
     # by design (docs/guards.md): a class counts only if its module was loaded before the program, on both paths

@@ -23,12 +23,17 @@ ZYGOTE_MODULE = "_guard_python"  # what the process backend's zygote imports thi
 
 def zygote_copy():
     """This file as a zygote imported it, when this run is its fork (the module comes warm, its class snapshot
-    taken there), else None. Out of sys.modules again: the program meets sys.modules as on any other path."""
+    taken there), else None. Then out of the program's reach, as on any other path: out of sys.modules, and the
+    zygote's finder serves it no more (a program that imported it could rewrite the checks this run uses)."""
     try:
         module = __import__(ZYGOTE_MODULE)
     except ImportError:
         return None
     del sys.modules[ZYGOTE_MODULE]
+    for finder in sys.meta_path:
+        forget = getattr(finder, "forget", None)
+        if forget is not None:
+            forget(ZYGOTE_MODULE)
     return module
 
 
