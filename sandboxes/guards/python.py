@@ -7,8 +7,9 @@ about the tests is prepared before the program runs too: they are parsed, every 
 truth is routed through `Guard.checked`, and builtins, the modules the tests and the prompt import, and the
 standard library's classes are snapshotted. The program then runs as `__main__`; the tests run in a namespace of
 their own (the program's globals, less those that shadow a builtin, over the snapshot); the marker goes to
-stderr only when they return. Standard library only: this runs under the sandbox's /usr/bin/python3, and
-imports little (`ast` is most of its cost per run).
+stderr only when they return. Standard library only: this runs under the sandbox's /usr/bin/python3. A run forked
+by the process backend's zygote uses the copy of this file the zygote imported (ZYGOTE_MODULE), whose class snapshot
+was taken there once; each run then snapshots only the modules the zygote lacked.
 """
 
 import ast
