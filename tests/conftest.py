@@ -42,6 +42,9 @@ class ServerHandle:
             self.process.wait()
             raise RuntimeError(f"server did not start: {line!r}\n{self.stderr_text()}")
         self.address = line.rsplit(" ", 1)[-1].strip()
+        self.metrics_url: str | None = None     # with --metrics-port: the URL on the line after the address
+        if "--metrics-port" in extra_args:
+            self.metrics_url = re.search(r"(http://\S+/metrics)", self.process.stdout.readline()).group(1)
         self._wait_serving()
 
     def _wait_serving(self) -> None:
@@ -120,10 +123,7 @@ def start_replicas(start_server) -> Callable[[int, int], list[ServerHandle]]:
     graded what."""
 
     def start(count: int, workers: int) -> list[ServerHandle]:
-        replicas = [start_server("--metrics-port", "0", "--workers", str(workers)) for _ in range(count)]
-        for server in replicas:
-            server.metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
-        return replicas
+        return [start_server("--metrics-port", "0", "--workers", str(workers)) for _ in range(count)]
 
     return start
 

@@ -27,8 +27,7 @@ PY_SUM = "a, b = map(int, input().split())\nprint(a + b)\n"
 
 def test_metrics_endpoint_reflects_graded_work(start_server) -> None:
     server = start_server("--metrics-port", "0", "--workers", "2")
-    line = server.process.stdout.readline()
-    url = re.search(r"(http://\S+/metrics)", line).group(1)
+    url = server.metrics_url
     before = scrape(url)
     assert total(before, "reward_pool_slots") == 2 and total(before, "reward_pool_busy") == 0
     batch = [code("py-pass", "py", PY_SUM), code("py-wrong", "python", PY_SUM.replace("+", "-")),
@@ -65,7 +64,7 @@ def test_metrics_endpoint_reflects_graded_work(start_server) -> None:
 
 def test_health_reports_not_serving_while_draining_and_work_finishes(start_server) -> None:
     server = start_server("--workers", "1", "--grace", "30", "--metrics-port", "0")
-    url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
+    url = server.metrics_url
     slow = [code(f"slow-{i}", "python", "import time\ntime.sleep(1.5)\nprint(3)\n") for i in range(2)]
     statuses: list[int] = []
     with grpc.insecure_channel(server.address) as channel:

@@ -182,7 +182,7 @@ def counted(metrics_url: str) -> tuple[float, float, float]:
 
 def test_tokens_gate_every_call_but_health(start_server, token_file: Path, tmp_path: Path) -> None:
     server = start_server("--auth-token-file", str(token_file), "--metrics-port", "0")
-    metrics_url = re.search(r"(http://\S+/metrics)", server.process.stdout.readline()).group(1)
+    metrics_url = server.metrics_url
     for token in TOKENS:
         with RewardClient(server.address, security=ClientSecurity(token=token)) as client:
             assert [verdict_name(r) for r in client.score(some_candidates())] == ["PASS", "PASS"]

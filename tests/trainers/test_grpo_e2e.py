@@ -71,7 +71,7 @@ def verdicts_given(metrics_url: str) -> float:
 
 def test_grpo_steps_on_cpu_with_a_real_server(start_server, tmp_path, sair_file):
     server = start_server("--metrics-port", "0")
-    metrics_url = server.process.stdout.readline().rsplit(" ", 1)[-1].strip()
+    metrics_url = server.metrics_url
     server_address = server.address
     assert verdicts_given(metrics_url) == 0
     multipl_e = tmp_path / "multipl_e.jsonl"
