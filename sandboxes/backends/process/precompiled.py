@@ -9,8 +9,8 @@ exactly the prefix (so diagnostics that point into the headers read the same), a
 of the real one for a later include of H, which the precompiled header cannot serve. A compile sees the directory of
 the longest prefix its source starts with, or none.
 
-A JVM compiler spends much of a small program's compile loading and verifying its own classes (a quarter of javac's and
-scalac's wall and CPU time, under a tenth of kotlinc's, which skips verification: bench/runs.py). A language with
+A JVM compiler spends much of a small program's compile loading and verifying its own classes (about 30% of javac's
+and scalac's wall and CPU time, under a fifth of kotlinc's, which skips verification: bench/runs.py). A language with
 `class_archive` has them dumped once into a HotSpot dynamic archive by a compile of its greeter sample
 (-XX:ArchiveClassesAtExit), kept only if a compile with -Xshare:on (which refuses an archive it cannot map) succeeds
 with it; every compile then maps it (-XX:SharedArchiveFile), the flags passed as the table says right after the
