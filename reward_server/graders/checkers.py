@@ -20,9 +20,9 @@ import dataclasses
 import logging
 from collections.abc import Iterator, Sequence
 
-from reward_server.graders.runs import describe_run, excerpt
+from reward_server.graders.runs import Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
-from sandboxes.languages import Language, LanguageTable, UnknownLanguage
+from sandboxes.languages import LanguageTable
 from sandboxes.pool import SandboxPool
 from sandboxes.results import Limits, RunResult, RunStatus
 
@@ -91,26 +91,14 @@ class Checkers:
             self._sessions[spec] = CheckerSession(self, spec)
         return self._sessions[spec]
 
-    async def _language(self, spec: CheckerSpec) -> Language | CheckOutcome:
-        try:
-            language = self.table.resolve(spec.language)
-        except UnknownLanguage:
-            return CheckOutcome(Verdict.INFRA_UNKNOWN_LANGUAGE, f"unknown checker language {spec.language!r}")
-        info = await self.pool.describe(language)
-        if not info.pinned:
-            return CheckOutcome(Verdict.INFRA_UNPINNED_LANGUAGE, f"checker language {language.key}: no pinned image")
-        if not info.ready:
-            return CheckOutcome(Verdict.INFRA_UNKNOWN_LANGUAGE, f"checker language {language.key} not ready: "
-                                f"{info.reason}")
-        return language
-
     async def run_round(self, spec: CheckerSpec, requests: list[_Request]) -> None:
         """Compile the checker once and run every request's checks in order (each up to its first failure if it
         asks so); each request's future gets its outcomes."""
-        language = await self._language(spec)
-        if isinstance(language, CheckOutcome):
-            _settle(requests, [language])
+        found = await runnable(self.table, self.pool, spec.language, "checker ")
+        if isinstance(found, Unrunnable):
+            _settle(requests, [CheckOutcome(found.verdict, found.detail)])
             return
+        language, _ = found
         files: dict[str, str] = {}      # one file per distinct text of each kind
         names: dict[tuple[str, str], str] = {}
 

@@ -22,10 +22,10 @@ from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
 from reward_server.graders.function_style import GUARDS, function_program
-from reward_server.graders.runs import RUN_VERDICTS, describe_run, excerpt
+from reward_server.graders.runs import RUN_VERDICTS, Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
-from sandboxes.languages import Language, LanguageTable, UnknownLanguage
+from sandboxes.languages import Language, LanguageTable
 from sandboxes.pool import SandboxPool
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.scheduler import DeadlineExceeded, Overloaded
@@ -131,17 +131,10 @@ class CodeGrader:
 
     async def _grade(self, job: CodeJob, member: Member | None, *, priority: int, caller: str,
                      deadline: float | None) -> CodeGrade:
-        try:
-            language = self.table.resolve(job.language)
-        except UnknownLanguage:
-            return CodeGrade(Verdict.INFRA_UNKNOWN_LANGUAGE, f"unknown language {job.language!r}")
-        info = await self.pool.describe(language)
-        if not info.pinned:
-            return CodeGrade(Verdict.INFRA_UNPINNED_LANGUAGE, f"{language.key}: no pinned image digest",
-                             sandbox=info.sandbox_id)
-        if not info.ready:
-            return CodeGrade(Verdict.INFRA_UNKNOWN_LANGUAGE, f"{language.key} not ready: {info.reason}",
-                             sandbox=info.sandbox_id)
+        found = await runnable(self.table, self.pool, job.language)
+        if isinstance(found, Unrunnable):
+            return CodeGrade(found.verdict, found.detail, sandbox=found.info.sandbox_id if found.info else "")
+        language, info = found
         code = extract_code(job.completion, job.extraction)
         if code is None or not code.strip():
             return CodeGrade(Verdict.NO_CODE, "no code found in the completion", sandbox=info.sandbox_id)
