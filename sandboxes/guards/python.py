@@ -92,7 +92,7 @@ def import_quietly(names: set[str]) -> None:
 
 class Classes:
     """The heap classes of some modules, each with a copy of its dict and the modules it was found in. Taking it
-    touches every value of every module (copy-on-write faults, in a forked run): a zygote takes it once, as
+    touches every value of every module (copy-on-write faults, in a forked run): a zygote takes it once, in
     PRISTINE, and each run walks only the modules the zygote had not loaded."""
 
     def __init__(self, modules) -> None:
@@ -114,13 +114,23 @@ class Classes:
                         entry[2].add(id(module))
 
 
-class Snapshot:
-    """Builtins, modules and classes as they were before the program ran."""
+class Pristine:
+    """What a zygote snapshots once, before any run, for all its runs: the classes of every module it loaded, and
+    the builtins (as every run starts with them; `__import__` is the tests' own anyway). A run's own copy of the
+    builtins would touch, and so copy, the page of every builtin object."""
 
-    def __init__(self, trusted: set[str], zygote_classes: Classes | None) -> None:
+    def __init__(self) -> None:
+        self.classes = Classes(list(sys.modules.values()))
         self.builtins = dict(vars(builtins))
+
+
+class Snapshot:
+    """Builtins, modules and classes as they were before the program ran. `builtins` is the tests' own."""
+
+    def __init__(self, trusted: set[str], zygote: Pristine | None) -> None:
+        self.builtins = dict(vars(builtins)) if zygote is None else zygote.builtins
         self.loaded = {id(module): module for module in list(sys.modules.values())}
-        self.zygote_classes = zygote_classes
+        self.zygote_classes = zygote_classes = None if zygote is None else zygote.classes
         self.own = Classes(module for module in self.loaded.values()
                            if zygote_classes is None or id(module) not in zygote_classes.walked)
         self.copies = {}
@@ -215,41 +225,44 @@ def contents(item, cls: type) -> list:
     return found
 
 
-class _RouteThroughCheck(ast.NodeTransformer):
-    """Every compared operand and every truth-tested expression of the tests becomes `_reward_checked_(...)`."""
+TESTED = {ast.Assert: "test", ast.If: "test", ast.While: "test", ast.IfExp: "test"}
+TESTED_LISTS = {ast.BoolOp: "values", ast.comprehension: "ifs"}
 
-    @staticmethod
-    def wrap(node: ast.expr) -> ast.expr:
-        return ast.copy_location(ast.Call(ast.Name(CHECK, ast.Load()), [node], []), node)
 
-    def visit_Compare(self, node: ast.Compare) -> ast.AST:
-        self.generic_visit(node)
-        node.left = self.wrap(node.left)
-        node.comparators = [self.wrap(c) for c in node.comparators]
-        return node
+def route_through_check(tree: ast.AST) -> ast.AST:
+    """Every compared operand and every truth-tested expression of the tests becomes `_reward_checked_(...)`, in
+    place. (ast.walk lists a node's children before handing it over, so a wrapped child is still walked.)"""
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Compare:
+            node.left = checked_call(node.left)
+            node.comparators = [checked_call(operand) for operand in node.comparators]
+        elif kind in TESTED:
+            node.test = checked_call(node.test)
+        elif kind in TESTED_LISTS:
+            setattr(node, TESTED_LISTS[kind], [checked_call(value) for value in getattr(node, TESTED_LISTS[kind])])
+        elif kind is ast.UnaryOp and type(node.op) is ast.Not:
+            node.operand = checked_call(node.operand)
+    return tree
 
-    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
-        self.generic_visit(node)
-        node.values = [self.wrap(v) for v in node.values]
-        return node
 
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            node.operand = self.wrap(node.operand)
-        return node
+def checked_call(node: ast.expr) -> ast.Call:
+    """`_reward_checked_(node)`, located where `node` is."""
+    call = ast.Call(ast.Name(CHECK, ast.Load()), [node], [])
+    for made in (call, call.func):
+        made.lineno, made.col_offset = node.lineno, node.col_offset
+        made.end_lineno, made.end_col_offset = node.end_lineno, node.end_col_offset
+    return call
 
-    def _test(self, node: ast.Assert | ast.If | ast.While | ast.IfExp) -> ast.AST:
-        self.generic_visit(node)
-        node.test = self.wrap(node.test)
-        return node
 
-    visit_Assert = visit_If = visit_While = visit_IfExp = _test
-
-    def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
-        self.generic_visit(node)
-        node.ifs = [self.wrap(condition) for condition in node.ifs]
-        return node
+def parse_tests(source: str, first_line: int) -> ast.Module:
+    """The tests' tree, numbered from `first_line` (blank lines ahead: cheaper than renumbering every node). A
+    syntax error is reported as the tests alone would raise it."""
+    try:
+        return ast.parse("\n" * (first_line - 1) + source, FILENAME)
+    except SyntaxError:
+        pass
+    return ast.parse(source, FILENAME)
 
 
 def top_level_names(nodes: list[ast.stmt]) -> set[str]:
@@ -310,8 +323,8 @@ def print_traceback(kind: type[BaseException], error: BaseException, tb: types.T
     sys.stderr.write("".join(report.format()))
 
 
-def main(main_file: str, zygote_classes: Classes | None) -> None:
-    """Run the program, then its tests; `main_file` is the run's main.py, `zygote_classes` the zygote's snapshot."""
+def main(main_file: str, zygote: Pristine | None) -> None:
+    """Run the program, then its tests; `main_file` is the run's main.py, `zygote` the zygote's snapshot."""
     LOADER_FILES.add(main_file)
     sys.excepthook = print_traceback
     header, _, body = sys.stdin.buffer.read().decode().partition("\n")
@@ -320,16 +333,14 @@ def main(main_file: str, zygote_classes: Classes | None) -> None:
     prompt, program, tests_source = body[:int(prompt_length)], body[:program_length], body[program_length:]
     program_tree = ast.parse(program, FILENAME)
     program_code = compile(program_tree, FILENAME, "exec", dont_inherit=True)
-    tests_tree = ast.parse(tests_source, FILENAME)
-    tests_tree = ast.fix_missing_locations(_RouteThroughCheck().visit(tests_tree))
-    ast.increment_lineno(tests_tree, program.count("\n") + 1)
+    tests_tree = route_through_check(parse_tests(tests_source, program.count("\n") + 2))
     tests_code = compile(tests_tree, FILENAME, "exec", dont_inherit=True)
 
     prompt_nodes = [node for node in program_tree.body if node.lineno <= prompt.count("\n")]
     trusted = imported_modules(tests_tree.body) | imported_modules(
         [node for node in prompt_nodes if isinstance(node, (ast.Import, ast.ImportFrom))])
     import_quietly(trusted)
-    snapshot = Snapshot(trusted, zygote_classes)
+    snapshot = Snapshot(trusted, zygote)
     prompt_bound = top_level_names(prompt_nodes)
     own_names = top_level_names(tests_tree.body)
 
@@ -344,8 +355,8 @@ def main(main_file: str, zygote_classes: Classes | None) -> None:
                  if not (name.startswith("__") and name.endswith("__")) and name not in own_names
                  and (name not in snapshot.builtins or name in prompt_bound)}
     namespace.update(prompt_imports(prompt_nodes, snapshot))
-    tests_builtins = {**snapshot.builtins, "__import__": snapshot.import_}
-    namespace.update(__name__="__main__", __builtins__=tests_builtins)
+    snapshot.builtins["__import__"] = snapshot.import_
+    namespace.update(__name__="__main__", __builtins__=snapshot.builtins)
     namespace[CHECK] = Guard(snapshot, namespace, own_names).checked
     try:
         exec(tests_code, namespace)
@@ -358,4 +369,4 @@ def main(main_file: str, zygote_classes: Classes | None) -> None:
 if __name__ == "__main__":
     main(__file__, None)
 elif __name__ == ZYGOTE_MODULE:    # in a zygote, before any run: every module a run may import is loaded by now
-    PRISTINE = Classes(list(sys.modules.values()))
+    PRISTINE = Pristine()

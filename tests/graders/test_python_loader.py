@@ -71,3 +71,28 @@ def test_program_syntax_errors_read_as_python_s() -> None:
 def test_texts_reach_the_loader_intact() -> None:
     completion = '    """é 1 2\n    3 4"""\n    return "\\n"\n'
     assert run("def f():\n", completion, 'assert f() == "\\n" and f.__doc__ == "é 1 2\\n    3 4"\n') == (0, "", True)
+
+
+def test_tests_lines_are_numbered_after_the_program() -> None:
+    code, stderr, finished = run("def f():\n", "    return 1\n", "assert f() == 1\nassert f() == 2, 'two'\n")
+    assert (code, finished) == (1, False)
+    assert stderr.endswith('File "program.py", line 5, in <module>\n    assert f() == 2, \'two\'\nAssertionError: two\n')
+
+
+def test_tests_syntax_errors_are_numbered_within_the_tests() -> None:
+    code, stderr, finished = run("def f():\n", "    return 1\n", "assert f() == 1\nassert f() ==\n")
+    assert (code, finished) == (1, False)
+    assert 'File "program.py", line 2\n    assert f() ==\n' in stderr and "During handling" not in stderr, stderr
+
+
+ALWAYS_EQUAL = "    class E:\n        def __eq__(self, other):\n            return True\n        __bool__ = __eq__\n    return E()\n"
+
+
+@pytest.mark.parametrize("tests", [
+    "assert f() == 1\n", "assert not (f() != 1)\n", "assert [x for x in [1] if f()] == [1]\n",
+    "assert f() and True\n", "assert (1 if f() else 2) == 1\n", "if not f():\n    raise SystemExit(1)\n",
+    "while f():\n    break\n", "def check(c):\n    assert c()\ncheck(f)\n", "assert f()\n",
+])
+def test_every_compared_or_truth_tested_value_is_checked(tests: str) -> None:
+    code, stderr, finished = run("def f():\n", ALWAYS_EQUAL, tests)
+    assert (code, finished) == (1, False) and "GuardViolation" in stderr, stderr
