@@ -1,14 +1,18 @@
-"""Warm container pool vs a fresh `docker run` per program: executions/s for small Python programs.
+"""The docker backend against its baselines, measured in the same run.
 
-Both sides run the same pinned python image with the same isolation (no network, read-only root, tmpfs
-workdir, no capabilities, unprivileged user, memory/pids limits) at the same concurrency, in the same
-run. The warm side goes through the real grader and pool (extraction, workspace reset, one test with
-stdin, verdict); the fresh side is `docker run --rm` of `python3 -c PROGRAM` through the same engine.
+1. Warm container pool vs a fresh `docker run` per program: executions/s for small Python programs. Both sides run
+   the same pinned python image with the same isolation (no network, read-only root, tmpfs workdir, no
+   capabilities, unprivileged user, memory/pids limits) at the same concurrency. The warm side goes through the real
+   grader and pool (extraction, workspace reset, one test with stdin, verdict); the fresh side is `docker run --rm`
+   of `python3 -c PROGRAM` through the same engine.
+2. C++ compiles with the image's precompiled header vs none: the median compile time (the runner's wall clock) of
+   distinct programs starting with `#include <bits/stdc++.h>`, and of the same with a comment first (no prefix
+   fits), interleaved, one at a time in one warm cpp container.
 
-    python bench/docker_pool.py [--warm-programs 300] [--fresh-programs 40] [--concurrency 2]
+    python bench/docker_pool.py [--warm-programs 300] [--fresh-programs 40] [--concurrency 2] [--cpp-programs 20]
 
 Without --docker-host/--lock it starts a private dockerd and registry (sandboxes/backends/docker/engine.py) and
-builds/pins the python image into a temporary lock (cached layers: seconds when already built).
+builds/pins the python and cpp images into a temporary lock (cached layers: seconds when already built).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import statistics
 import sys
 import tempfile
 import time
@@ -27,6 +32,7 @@ import docker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.runs import CPP_BODY, CPP_PROGRAMS
 from reward_server.graders.code import CodeGrader, CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.backend import DockerBackend
@@ -36,9 +42,11 @@ from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR
 from sandboxes.languages import LanguageTable
 from sandboxes.pool import SandboxPool
+from sandboxes.results import RunStatus
 
 PROGRAM = "a, b = map(int, input().split())\nprint(a + b)\n"
 FRESH_PROGRAM = "a, b = 2, {i}\nprint(a + b)\n"
+PRECOMPILED, NO_FIT = "bits/stdc++.h (precompiled)", "bits/stdc++.h, no header fits"
 
 
 async def warm_pool(url: str, lock_path: Path, table: LanguageTable, programs: int, concurrency: int) -> float:
@@ -86,13 +94,35 @@ def fresh_runs(url: str, reference: str, programs: int, concurrency: int) -> flo
     return programs / elapsed
 
 
+async def cpp_compiles(url: str, lock_path: Path, table: LanguageTable, programs: int) -> dict[str, float]:
+    """The median compile time of each C++ variant; the first program of each only warms the caches."""
+    backend = DockerBackend(lock_path, table=table, warm=1, warm_languages=["cpp"], docker_url=url)
+    await backend.start(1)
+    cpp = table.resolve("cpp")
+    times: dict[str, list[float]] = {PRECOMPILED: [], NO_FIT: []}
+    try:
+        for index in range(programs + 1):
+            for name in list(times)[::1 if index % 2 else -1]:        # each variant goes first in turn
+                source = CPP_PROGRAMS[name] + CPP_BODY.format(index=index)
+                async with backend.workspace(cpp, source, 0) as workspace:
+                    compiled = await workspace.compile(None)
+                if compiled.status is not RunStatus.OK:
+                    raise SystemExit(f"C++ compile failed ({name}): {compiled}")
+                if index:
+                    times[name].append(compiled.elapsed_s)
+    finally:
+        await backend.close()
+    return {name: statistics.median(elapsed) for name, elapsed in times.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm-programs", type=int, default=300)
     parser.add_argument("--fresh-programs", type=int, default=40)
     parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--docker-host", help="an engine that already has the lock's python image")
-    parser.add_argument("--lock", type=Path, help="image lock pinning python (with --docker-host)")
+    parser.add_argument("--cpp-programs", type=int, default=20, help="C++ programs per variant")
+    parser.add_argument("--docker-host", help="an engine that already has the lock's python and cpp images")
+    parser.add_argument("--lock", type=Path, help="image lock pinning python and cpp (with --docker-host)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     table = LanguageTable.load()
@@ -104,7 +134,7 @@ def main() -> int:
             url = engine.url
             lock_path = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "images.lock"
             with contextlib.closing(docker.DockerClient(base_url=url, timeout=600)) as client:
-                build_images(client, [table.resolve("python")], engine.registry, lock_path)
+                build_images(client, [table.resolve("python"), table.resolve("cpp")], engine.registry, lock_path)
         reference = ImageLock.load(lock_path).images["python"].reference
         print(f"image: {reference}\nconcurrency: {args.concurrency}")
         warm = asyncio.run(warm_pool(url, lock_path, table, args.warm_programs, args.concurrency))
@@ -112,6 +142,12 @@ def main() -> int:
         fresh = fresh_runs(url, reference, args.fresh_programs, args.concurrency)
         print(f"fresh docker run: {fresh:8.1f} executions/s ({args.fresh_programs} programs)")
         print(f"ratio:            {warm / fresh:8.1f}x (target >= 4x)")
+        medians = asyncio.run(cpp_compiles(url, lock_path, table, args.cpp_programs))
+        print(f"C++ compile in the cpp image ({ImageLock.load(lock_path).images['cpp'].reference}), median of "
+              f"{args.cpp_programs} distinct programs each, interleaved")
+        for name, median in medians.items():
+            print(f"  {name:32s} {1e3 * median:7.0f} ms")
+        print(f"  precompiled / no header fits:  {medians[PRECOMPILED] / medians[NO_FIT]:7.2f}x")
     return 0
 
 

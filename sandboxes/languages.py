@@ -58,7 +58,7 @@ class Release:
 @dataclasses.dataclass(frozen=True)
 class Precompile:
     """Headers compiled once ahead, so that a compile whose source starts with one of `prefixes` loads them instead
-    of parsing them again (process backend: sandboxes/backends/process/precompiled.py)."""
+    of parsing them again (sandboxes/precompile.py)."""
 
     command: tuple[str, ...]        # compiles {source} (a prefix, in a file named as the program's) into {output}
     prefixes: tuple[str, ...]       # texts a program may start with, each compiled ahead on its own
@@ -94,7 +94,7 @@ class Language:
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     guard: str = ""                 # function style: a guard of reward_server/graders runs program and tests instead
     warm_imports: tuple[str, ...] | None = None  # runs fork from an interpreter that imported these (process backend)
-    precompile: Precompile | None = None         # headers compiled ahead, per source prefix (process backend)
+    precompile: Precompile | None = None         # headers compiled ahead, per source prefix
     class_archive: str | None = None             # how the JVM compiler takes a JVM flag ("-J{}"): archived classes
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
@@ -151,7 +151,7 @@ class LanguageTable:
     def load(cls, path: pathlib.Path | str | None = None) -> LanguageTable:
         with open(path or DEFAULT_TABLE, "rb") as f:
             raw = tomllib.load(f)
-        return cls([_language_from_toml(key, entry) for key, entry in raw.items()])
+        return cls([language_from_entry(key, entry) for key, entry in raw.items()])
 
     def resolve(self, name: str) -> Language:
         try:
@@ -171,7 +171,8 @@ _TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+(?P<pin>=[A-Za-z0-9.+~:-]+)?")
 
 
-def _language_from_toml(key: str, entry: dict) -> Language:
+def language_from_entry(key: str, entry: dict) -> Language:
+    """One table entry (as TOML or JSON reads it) as a checked Language."""
     known = {f.name for f in dataclasses.fields(Language)} - {"key"}
     unknown = set(entry) - known
     if unknown:
@@ -237,11 +238,10 @@ def _precompile_from_toml(key: str, entry: dict) -> Precompile:
 
 
 def _check_class_archive(key: str, entry: dict) -> None:
-    """A class archive is the compiler's: a compiled language, whose compile sees no precompiled headers (both would
-    need /precompiled), with a flag template holding {} once."""
+    """A class archive is the compiler's: a compiled language, with a flag template holding {} once."""
     template = entry["class_archive"]
-    if "compile" not in entry or "precompile" in entry:
-        raise ValueError(f"language {key}: a class_archive needs a compile command and no precompile")
+    if "compile" not in entry:
+        raise ValueError(f"language {key}: a class_archive needs a compile command")
     if not isinstance(template, str) or template.count("{}") != 1 or template.count("{") != 1:
         raise ValueError(f"language {key}: class_archive {template!r} is not a flag template with {{}} once")
 

@@ -20,12 +20,12 @@ from tests.docker.conftest import grade, grader_for, write_lock
 LUA_SUM = load_samples()["lua"].stdin.good
 
 
-def agnostics_session(engine, reference: str, requests: list[dict]) -> list[dict]:
-    """Run the image the way Agnostics does (`docker run -i`, JSONL in and out), with no network."""
+def agnostics_session(engine, reference: str, requests: list[dict], *options: str) -> list[dict]:
+    """Run the image the way Agnostics does (`docker run -i`, JSONL in and out), with no network (and `options`)."""
     lines = "".join(json.dumps(r) + "\n" for r in requests)
     proc = subprocess.run(["docker", "-H", engine.url, "run", "-i", "--rm", "--network", "none", "--read-only",
-                           "--tmpfs", "/sandbox:rw,exec,mode=1777", "--tmpfs", "/tmp:rw,exec,mode=1777", reference],
-                          input=lines, capture_output=True, text=True, timeout=300)
+                           "--tmpfs", "/sandbox:rw,exec,mode=1777", "--tmpfs", "/tmp:rw,exec,mode=1777", *options,
+                           reference], input=lines, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]
 

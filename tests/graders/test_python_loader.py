@@ -76,7 +76,8 @@ def test_texts_reach_the_loader_intact() -> None:
 def test_tests_lines_are_numbered_after_the_program() -> None:
     code, stderr, finished = run("def f():\n", "    return 1\n", "assert f() == 1\nassert f() == 2, 'two'\n")
     assert (code, finished) == (1, False)
-    assert stderr.endswith('File "program.py", line 5, in <module>\n    assert f() == 2, \'two\'\nAssertionError: two\n')
+    assert stderr.endswith('File "program.py", line 5, in <module>\n    assert f() == 2, \'two\'\n'
+                           'AssertionError: two\n')
 
 
 def test_tests_syntax_errors_are_numbered_within_the_tests() -> None:
@@ -85,7 +86,8 @@ def test_tests_syntax_errors_are_numbered_within_the_tests() -> None:
     assert 'File "program.py", line 2\n    assert f() ==\n' in stderr and "During handling" not in stderr, stderr
 
 
-ALWAYS_EQUAL = "    class E:\n        def __eq__(self, other):\n            return True\n        __bool__ = __eq__\n    return E()\n"
+ALWAYS_EQUAL = ("    class E:\n        def __eq__(self, other):\n            return True\n        __bool__ = __eq__\n"
+                "    return E()\n")
 
 
 @pytest.mark.parametrize("tests", [

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
-from sandboxes.backends.process.precompiled import ARCHIVE
 from sandboxes.languages import Language, LanguageTable
+from sandboxes.precompile import ARCHIVE
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.samples import load_samples
 
@@ -87,7 +87,7 @@ async def without_it(backend: ProcessBackend, language: Language, program: str,
 
 async def built_archive(backend: ProcessBackend, language: Language) -> pathlib.Path:
     """The language's archive in the backend's build directory, built first if no compile has yet."""
-    path = backend._precompiled.root / language.key / "classes" / ARCHIVE
+    path = backend._precompiled.root / language.key / ARCHIVE
     if not path.exists():
         await compile_and_run(backend, language, programs(language.key)["good"])
     assert path.is_file(), f"no {language.key} archive at {path}"

@@ -42,7 +42,7 @@ def showing_includes(cpp: Language) -> Language:
     return dataclasses.replace(cpp, compile=(*cpp.compile[:-1], "-H", cpp.compile[-1]))
 
 
-@pytest.mark.parametrize(("source", "header"), [(LCB, "bits/stdc++.h.gch"), (MULTIPL_E, "assert.h.gch")])
+@pytest.mark.parametrize(("source", "header"), [(LCB, "0/bits/stdc++.h.gch"), (MULTIPL_E, "2/assert.h.gch")])
 @pytest.mark.asyncio
 async def test_a_program_starting_with_a_prefix_loads_its_precompiled_header(backend, cpp, source, header) -> None:
     compiled, _ = await compile_and_run(backend, showing_includes(cpp), source)

@@ -4,8 +4,9 @@ Recipes (recipes/ here): a bookworm rootfs from `debootstrap --variant=minbase` 
 `docker import`ed; `base/` layers Python (the runner's interpreter), an apt helper and the unprivileged
 user on it; `language/` is the one thin recipe of every language the table gives an image (`docker_image`):
 its pinned Debian packages (the table's `packages`, also what setup.sh installs on a host) and its `setup`
-step, topped by the runner, the sandboxes modules it imports (BAKED_MODULES) and the language's table entry
-(language.json), so the runner can also serve the Agnostics protocol alone. `release/` is the same for a
+step, topped by the runner, the sandboxes modules it imports (BAKED_MODULES), the language's table entry
+(language.json), so the runner can also serve the Agnostics protocol alone, and its samples file, from which, as
+root, the recipe then builds its precompiled headers or class archive (precompiled.py). `release/` is the same for a
 toolchain Debian lacks, plus its official release tarball, fetched here once (cached by checksum) and checked
 against the table's sha256. Push to the registry gives the manifest digest that the lock pins. Languages build
 a few at a time: apt's downloads then overlap another build's unpacking.
@@ -34,6 +35,7 @@ from sandboxes.backends.docker.engine import CACHE_DIR
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import BAKED_MODULES, SANDBOX_USER, WORKDIR, runner_spec
 from sandboxes.languages import Language, LanguageTable, Release
+from sandboxes.samples import SAMPLES_DIR
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +191,7 @@ def build_language(client: docker.DockerClient, language: Language, registry: st
             (context / module).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(PROJECT_ROOT / module, context / module)
         (context / "language.json").write_text(language_json(language))
+        shutil.copy(SAMPLES_DIR / f"{language.key}.toml", context / "sandboxes/samples")
         log.info("building %s", repository)
         build(client, context, f"{repository}:{IMAGE_TAG}", buildargs)
     digest = push(client, repository)

@@ -18,7 +18,8 @@ instead of a `docker run`. Two request shapes:
   {"result": "success" | "fail:wrong-output" | "fail:error" | "fail:timeout" | "fail:other", ...}
   with that harness's rules (per-test timeout, first failure decides, rstrip equality), using the
   language baked into the image (/opt/sandbox/language.json) and the project's own sandboxes modules
-  (languages, policy, runtime) baked next to it.
+  (languages, policy, precompile, runtime) baked next to it: a compile gets the image's precompiled headers or
+  class archive as the docker backend's does.
 
 Standard library only (plus those modules, themselves stdlib-only): it runs under the image's /usr/bin/python3.
 """
@@ -40,13 +41,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sandboxes package
 
-from sandboxes.backends.docker.runtime import WORKDIR, runner_job
-from sandboxes.languages import Language
+from sandboxes.backends.docker.runtime import WORKDIR, baked_language, runner_job
 from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
+from sandboxes.precompile import using
 from sandboxes.results import Limits, RunStatus
 
 SCRATCH = "/tmp"
-LANGUAGE_FILE = "/opt/sandbox/language.json"
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 CPUACCT_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"  # cgroup v1: nanoseconds
 CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage_usec line
@@ -266,13 +266,6 @@ def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int,
     return out[:cap], err[: max(0, cap - len(out))], verdict
 
 
-def baked_language() -> Language:
-    """The image's language: its table entry (language.json) read by the project's own languages.py."""
-    with open(LANGUAGE_FILE) as f:
-        spec = json.load(f)
-    return Language(**{k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()})
-
-
 def agnostics(job: dict) -> dict:
     """The Agnostics harness: compile once, then each test in order; the first failure decides."""
     language = baked_language()
@@ -290,7 +283,7 @@ def agnostics(job: dict) -> dict:
 
     build = compile_step(language, code)
     if build is not None:
-        status, ending, stdout, stderr = perform(build, "")
+        status, ending, stdout, stderr = perform(using(language, code, build), "")
         if status is not RunStatus.OK:
             return {"result": "fail:error", "stdout": stdout, "stderr": stderr, "exit_code": ending["exit_code"] or 1}
     run = run_step(language, code, Limits(timeout_s=timeout_s, memory_mb=language.memory_mb))

@@ -1,34 +1,46 @@
 """What a sandbox container looks like from the inside: its user, its paths, its copy of a language, and
 the job by which the runner is asked to execute one step.
 
-Shared by the image builder (which bakes the language table's entry and the modules below into the image,
-so the runner can serve the Agnostics protocol on its own with the very same argv rendering and policy),
-the docker backend (which renders every step on the host and sends it as a job) and the runner.
+Shared by the image builder (which bakes the language table's entry, its samples and the modules below into the
+image, so the runner can serve the Agnostics protocol on its own with the very same argv rendering and policy, and
+the recipe can build the language's precompiled tree), the docker backend (which renders every step on the host
+and sends it as a job) and the runner.
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import json
 
-from sandboxes.languages import Language
+from sandboxes.languages import Language, language_from_entry
 from sandboxes.policy import Step
 
 WORKDIR = "/sandbox"
 SANDBOX_USER = "65534:65534"
 RUNNER_DIR = "/opt/sandbox"
-# The project's modules the runner imports inside the image (standard library only), as package paths.
-# (tests/sandboxes/test_baked_runner.py starts the runner from exactly these, so a missing one fails there.)
+LANGUAGE_FILE = f"{RUNNER_DIR}/language.json"
+# The project's modules the image carries (standard library only), as package paths: what the runner imports, and
+# the recipe's build of the precompiled tree (precompiled.py). (tests/sandboxes/test_baked_runner.py starts the one
+# and imports the other from exactly these, so a missing one fails there.)
 BAKED_MODULES = ("sandboxes/__init__.py", "sandboxes/languages.py", "sandboxes/results.py", "sandboxes/policy.py",
-                 "sandboxes/backend.py", "sandboxes/backends/__init__.py", "sandboxes/backends/kind.py",
+                 "sandboxes/precompile.py", "sandboxes/samples/__init__.py", "sandboxes/backend.py",
+                 "sandboxes/backends/__init__.py", "sandboxes/backends/kind.py",
                  "sandboxes/backends/process/__init__.py", "sandboxes/backends/docker/__init__.py",
-                 "sandboxes/backends/docker/runtime.py")
+                 "sandboxes/backends/docker/runtime.py", "sandboxes/backends/docker/precompiled.py")
 
 
 def runner_spec(language: Language) -> dict:
-    """The language table entry as JSON, for Language(**spec) inside the image."""
+    """The language table entry as JSON (LANGUAGE_FILE in the image; baked_language reads it back)."""
     return {name: list(value) if isinstance(value, tuple) else value
             for name, value in dataclasses.asdict(language).items()}
+
+
+def baked_language(path: str = LANGUAGE_FILE) -> Language:
+    """The image's language: runner_spec's JSON read back by the table's own loader (unset fields are null there)."""
+    with open(path) as f:
+        spec = json.load(f)
+    return language_from_entry(spec.pop("key"), {name: value for name, value in spec.items() if value is not None})
 
 
 def runner_job(step: Step, stdin: bytes) -> dict:

@@ -22,8 +22,8 @@ Why it looks the way it does (measured on the target machines):
   that lives in the slot's sandbox (zygote.py, zygote_main.py), with the same limits, namespaces and verdicts (the
   `zygote` option turns it off). A slot's zygotes are its residents: their processes and memory are added to every
   limit of the slot.
-- A compile sees, read-only, the language's precompiled headers that fit its source, or its JVM compiler's class
-  archive (precompiled.py).
+- A compile sees, read-only, its language's tree of precompiled headers or its JVM compiler's class archive, built
+  on first use (precompiled.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -58,12 +58,12 @@ from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
 from sandboxes.backends.process.cgroups import CgroupError, SlotCgroup, weigh_instance
 from sandboxes.backends.process.child import EXTRA_FD, Child
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
-from sandboxes.backends.process.precompiled import MOUNT as PRECOMPILED_MOUNT
 from sandboxes.backends.process.precompiled import Precompiled
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, SCRIPT_DIR, Answer, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Ending, Step, classify, compile_step, cpu_check_delay, run_step
+from sandboxes.precompile import MOUNT as PRECOMPILED_MOUNT
 from sandboxes.results import Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)

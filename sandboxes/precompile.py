@@ -1,0 +1,146 @@
+"""What compiles load ready-made instead of building again: precompiled headers (the table's `precompile`) and the
+class-data archives of JVM compilers (`class_archive`). The rules live here once, for both backends: each language
+has one tree of them, read-only at MOUNT in its every compile, which the process backend builds on first use and
+binds there (backends/process/precompiled.py) and a docker image builds there when it is built
+(backends/docker/precompiled.py); either way a compile runs the same argv (`using`) over the same files. Standard
+library only: the images carry this module.
+
+`#include <bits/stdc++.h>` costs g++ four times the CPU of a small program's own compile; loaded precompiled it costs
+about what `<iostream>` does. GCC's convention (GCC decides, and refuses a precompiled header built with other flags):
+a compile that meets `#include <H>` as its first token-producing line looks for `H.gch` first in each include
+directory. The tree holds a directory per prefix, named by its index in the table: `H.gch`, built with the prefix's
+`command` from a file named as the program's that holds exactly the prefix (so diagnostics that point into the
+headers read the same), and `H` itself, an `#include_next` of the real one for a later include of H, which the
+precompiled header cannot serve. A compile gets the directory of the longest prefix its source starts with first on
+its include path (`-I`, right after the compiler), or none.
+
+A JVM compiler spends much of a small program's compile loading and verifying its own classes (about 30% of javac's
+and scalac's wall and CPU time, under a fifth of kotlinc's, which skips verification: bench/runs.py). A language with
+`class_archive` has them dumped into a HotSpot dynamic archive (ARCHIVE in the tree) by a compile of its greeter
+sample (-XX:ArchiveClassesAtExit), kept only if a compile with -Xshare:on (which refuses an archive it cannot map)
+succeeds with it; every compile then maps it (-XX:SharedArchiveFile), the flags passed as the table says right after
+the compile's program. The JVM checks the archive against its own build and class path and otherwise loads the
+classes as it would have, silently (-Xlog:cds*=off mutes the one warning a changed class path prints); a class of the
+compiler's own loaders is taken from it only if its bytes are unchanged. Verdicts and diagnostics stay the same.
+
+Everything is built as root from the toolchain and the table's command or sample alone and published readable by
+all, writable by root only; a compile's argv names nothing but MOUNT's absolute paths, never the workdir or /tmp that
+programs write (a docker container's tmpfs serves one candidate after another).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import pathlib
+import re
+import subprocess
+import tempfile
+from collections.abc import Sequence
+
+from sandboxes.languages import Language
+from sandboxes.policy import Step, compile_step
+from sandboxes.samples import load_samples
+
+log = logging.getLogger(__name__)
+
+MOUNT = "/precompiled"
+ARCHIVE = "classes.jsa"
+FIRST_INCLUDE = re.compile(r"\s*#\s*include\s*<([^>]+)>")
+DUMP = ("-XX:ArchiveClassesAtExit={archive}",)
+USE = ("-XX:SharedArchiveFile={archive}", "-Xlog:cds*=off")
+VERIFY = (USE[0], "-Xshare:on")       # fails, saying why, unless the archive maps
+
+
+class BuildError(RuntimeError):
+    """A precompiled header or class archive could not be built (the message says which, and why)."""
+
+
+def fitting_prefix(language: Language, source: str) -> int | None:
+    """The index of the longest of the language's prefixes that `source` starts with; None: none fits."""
+    prefixes = language.precompile.prefixes if language.precompile is not None else ()
+    fitting = [index for index, prefix in enumerate(prefixes) if source.startswith(prefix)]
+    return max(fitting, key=lambda index: len(prefixes[index]), default=None)
+
+
+def using(language: Language, source: str, step: Step, archive: bool = True) -> Step:
+    """The compile step of `source` as it runs with the language's tree at MOUNT: the directory of its fitting prefix
+    first on the include path, and the class archive mapped (`archive`; False: its build failed, compile without)."""
+    argv = step.argv
+    index = fitting_prefix(language, source)
+    if index is not None:
+        argv = (argv[0], f"-I{MOUNT}/{index}", *argv[1:])
+    if archive and language.class_archive is not None:
+        argv = _with_jvm_flags(language, argv, USE, f"{MOUNT}/{ARCHIVE}")
+    return dataclasses.replace(step, argv=argv)
+
+
+def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
+    """Build the directory of the language's prefix `index` into `tree`."""
+    prefix = language.precompile.prefixes[index]
+    first = FIRST_INCLUDE.match(prefix)
+    if first is None:
+        raise BuildError(f"{language.key}: precompile prefix {prefix!r} does not start with #include <...>")
+    header = first.group(1)
+    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
+        work = pathlib.Path(scratch, str(index))
+        (work / header).parent.mkdir(parents=True)
+        source = work / language.source_name(prefix)
+        source.write_text(prefix)
+        values = {"source": source.name, "output": f"{header}.gch"}
+        failure = _run([part.format_map(values) for part in language.precompile.command], work,
+                       compile_step(language, prefix))
+        if failure is not None:
+            raise BuildError(f"{language.key}: precompiling {prefix!r} failed: {failure}")
+        source.unlink()
+        (work / header).write_text(f"#include_next <{header}>\n")
+        _publish(work, tree / str(index))
+    log.info("%s: precompiled %r in %s", language.key, prefix, tree / str(index))
+
+
+def build_archive(language: Language, tree: pathlib.Path) -> None:
+    """Dump the compiler's classes into `tree`/ARCHIVE by a compile of the language's greeter sample, kept only if a
+    compile with it under -Xshare:on succeeds."""
+    sample = load_samples().get(language.key)
+    if sample is None:
+        raise BuildError(f"{language.key}: no greeter sample to dump the compiler's classes with")
+    program = sample.greeter.program
+    step = compile_step(language, program)
+    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
+        archive = pathlib.Path(scratch, ARCHIVE)
+        compiling = pathlib.Path(scratch, "compile")
+        compiling.mkdir()
+        (compiling / language.source_name(program)).write_text(program)
+        for flags in (DUMP, VERIFY):
+            failure = _run(_with_jvm_flags(language, step.argv, flags, str(archive)), compiling, step)
+            if failure is not None:
+                raise BuildError(f"{language.key}: the compiler's class archive failed ({flags[0]}): {failure}")
+        _publish(archive, tree / ARCHIVE)
+    log.info("%s: the compiler's classes archived in %s", language.key, tree / ARCHIVE)
+
+
+def _with_jvm_flags(language: Language, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:
+    """The compile command with JVM flags (`{archive}` filled in) passed the table's way, right after its program."""
+    return (argv[0], *(language.class_archive.format(flag.format(archive=archive)) for flag in flags), *argv[1:])
+
+
+def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step) -> str | None:
+    """Run a build command in `cwd` with the compile's environment and wall-clock limit; None, or why it failed (the
+    end of its output)."""
+    try:
+        done = subprocess.run(argv, cwd=cwd, env=dict(compiling.env), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=compiling.wall_s)
+    except OSError as e:
+        return str(e)
+    except subprocess.TimeoutExpired:
+        return f"took over {compiling.wall_s:g} s"
+    if done.returncode != 0:
+        return f"exit {done.returncode}: {done.stdout.decode(errors='replace')[-1000:]}"
+    return None
+
+
+def _publish(built: pathlib.Path, target: pathlib.Path) -> None:
+    """Make a finished build readable by all, writable by its owner (root) alone, and put it in place."""
+    for path in (built, *built.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    built.rename(target)

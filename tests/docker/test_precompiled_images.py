@@ -1,0 +1,129 @@
+"""The images' precompiled headers and class archives (sandboxes/precompile.py): built into the image, root's and
+read-only; a compile in a container loads what fits its source (GCC's -H and the JVM's class-loading log say so), the
+runner's Agnostics compile too, and verdicts and diagnostics are those of the compile without. The programs and
+helpers are the process backend's tests' (tests/sandboxes/test_precompiled.py, test_class_archive.py). No timings are
+asserted. cpp comes from the few-language lock; the JVM languages from the every-language one (kotlin and scala are
+only there), which the differential test builds anyway."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import pytest
+
+from sandboxes.backends.docker.images import language_json
+from sandboxes.backends.docker.lock import ImageLock
+from sandboxes.backends.docker.runtime import LANGUAGE_FILE, SANDBOX_USER
+from sandboxes.languages import Language, LanguageTable
+from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT
+from sandboxes.results import RunStatus
+from tests.docker.test_agnostics import agnostics_session
+from tests.sandboxes.test_class_archive import (
+    JVM_COMPILED,
+    SHARED,
+    TYPE_ERRORS,
+    assert_same,
+    logging_class_loads,
+    without_archive,
+)
+from tests.sandboxes.test_precompiled import LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE, compile_and_run, showing_includes
+
+LOADS = {LCB: "0/bits/stdc++.h.gch", TWICE: "1/bits/stdc++.h.gch", MULTIPL_E: "2/assert.h.gch"}
+
+
+def tree(docker_client, reference: str) -> set[str]:
+    """Every path under MOUNT in the image, with its owner and mode, as the sandbox user sees it."""
+    listing = docker_client.containers.run(
+        reference, ["find", MOUNT, "-printf", "%u:%g %m %p\\n"], user=SANDBOX_USER, network_mode="none",
+        read_only=True, cap_drop=["ALL"], remove=True)
+    return set(listing.decode().splitlines())
+
+
+def expected_tree(language: Language) -> set[str]:
+    """What the table says the language's tree holds: a directory per prefix and the class archive."""
+    entries = {f"root:root 755 {MOUNT}"}
+    for index, prefix in enumerate(language.precompile.prefixes if language.precompile else ()):
+        header = pathlib.PurePosixPath(f"{MOUNT}/{index}", FIRST_INCLUDE.match(prefix).group(1))
+        entries |= {f"root:root 755 {directory}" for directory in header.parents if str(directory).startswith(MOUNT)}
+        entries |= {f"root:root 644 {header}", f"root:root 644 {header}.gch"}
+    if language.class_archive is not None:
+        entries.add(f"root:root 644 {MOUNT}/{ARCHIVE}")
+    return entries
+
+
+def pinned(request: pytest.FixtureRequest, key: str) -> tuple[pathlib.Path, ImageLock]:
+    """The lock that pins `key`'s image: the few-language one where it is there, else the every-language one."""
+    path = request.getfixturevalue("lock_path")
+    if key not in ImageLock.load(path).images:
+        path = request.getfixturevalue("imaged_lock_path")
+    return path, ImageLock.load(path)
+
+
+@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED])
+def test_the_image_carries_the_tree_root_owned_and_read_only(request, docker_client, table, key) -> None:
+    _, lock = pinned(request, key)
+    assert tree(docker_client, lock.images[key].reference) == expected_tree(table.resolve(key))
+
+
+@pytest.mark.asyncio
+async def test_a_cpp_compile_in_a_container_loads_the_header_that_fits(start_backend, table) -> None:
+    backend = await start_backend(warm=1, warm_languages=["cpp"])
+    cpp = showing_includes(table.resolve("cpp"))
+    for source, header in LOADS.items():
+        compiled, _ = await compile_and_run(backend, cpp, source)
+        assert compiled.status is RunStatus.OK, compiled
+        assert f"! {MOUNT}/{header}\n".encode() in compiled.stderr, compiled.stderr[:2000]
+    compiled, _ = await compile_and_run(backend, cpp, "// a comment first\n" + LCB)
+    assert compiled.status is RunStatus.OK, compiled
+    assert b".gch" not in compiled.stderr
+
+
+@pytest.mark.asyncio
+async def test_cpp_verdicts_and_diagnostics_are_those_of_the_compile_without_it(start_backend, table) -> None:
+    backend = await start_backend(warm=1, warm_languages=["cpp"])
+    cpp = table.resolve("cpp")
+    for source in (LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE):
+        with_header = await compile_and_run(backend, cpp, source, b"2 3\n")
+        assert_same(with_header, await compile_and_run(backend, dataclasses.replace(cpp, precompile=None), source,
+                                                       b"2 3\n"))
+        compiled = with_header[0]
+        assert compiled.status is (RunStatus.EXIT_NONZERO if source is TEMPLATE_ERROR else RunStatus.OK), compiled
+        assert (b"error:" in compiled.stderr) == (source is TEMPLATE_ERROR)
+
+
+@pytest.mark.parametrize("key", JVM_COMPILED)
+@pytest.mark.asyncio
+async def test_a_jvm_compile_in_a_container_maps_the_archive_under_xshare_on(request, start_backend, table,
+                                                                            key) -> None:
+    path, _ = pinned(request, key)
+    backend = await start_backend(path, warm=1, warm_languages=[key])
+    language = table.resolve(key)
+    logging = logging_class_loads(language)
+    strict = dataclasses.replace(logging, compile=(logging.compile[0], "-J-Xshare:on", *logging.compile[1:]))
+    compiled, _ = await compile_and_run(backend, strict, TYPE_ERRORS[key])
+    assert compiled.status is RunStatus.EXIT_NONZERO and compiled.stderr, compiled
+    assert compiled.stdout.count(SHARED) > 1000, compiled.stdout[-2000:]
+    plain, _ = await compile_and_run(backend, without_archive(logging), TYPE_ERRORS[key])
+    assert SHARED not in plain.stdout
+    assert_same(await compile_and_run(backend, language, TYPE_ERRORS[key]),
+                await compile_and_run(backend, without_archive(language), TYPE_ERRORS[key]))
+
+
+@pytest.mark.parametrize(("key", "showing", "evidence"), [
+    ("cpp", showing_includes, f"! {MOUNT}/0/bits/stdc++.h.gch\n"),
+    ("java", logging_class_loads, SHARED.decode()),
+])
+def test_the_runners_agnostics_compile_loads_them_too(request, engine, table: LanguageTable, tmp_path, key, showing,
+                                                      evidence) -> None:
+    """The image's own language.json, its compile made to show what it loads: a compile error hands its output back."""
+    _, lock = pinned(request, key)
+    spec = tmp_path / "language.json"
+    spec.write_text(language_json(showing(table.resolve(key))))
+    spec.chmod(0o644)
+    source = TEMPLATE_ERROR if key == "cpp" else TYPE_ERRORS[key]
+    [answer] = agnostics_session(engine, lock.images[key].reference, [
+        {"code": source, "timeout_s": 5, "test_cases": [{"input": "", "output": ""}]}],
+        "--mount", f"type=bind,source={spec},target={LANGUAGE_FILE},readonly")
+    assert answer["result"] == "fail:error", answer
+    assert evidence in answer["stdout"] + answer["stderr"], (answer["stdout"][-2000:], answer["stderr"][-2000:])
