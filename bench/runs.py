@@ -15,8 +15,9 @@ spawning them (--zygote off); rounds alternate between them and the bare baselin
    of the same program with `<iostream>` only. Target: bits/stdc++.h <= 1.5x iostream.
 5. Per language: median compile and run wall time of the samples' greeter (--copies distinct copies), on the
    process backend directly.
-6. JVM compiles (the table's `class_archive`): median compile wall and CPU time of distinct copies of the samples'
-   stdin program with the compiler's class archive and without, interleaved, on the process backend directly.
+6. Compilers loaded ready-made (the table's `class_archive`, JVM compilers, and `compiler_snapshot`, tsc): median
+   compile wall and CPU time of distinct copies of the samples' stdin program with the compiler's class archive or
+   snapshot and without, interleaved, on the process backend directly.
 
 Run: python bench/runs.py [--workers N] [--rounds 2] [--programs 30] [--copies 3]
 """
@@ -210,16 +211,19 @@ async def language_section(copies: int) -> None:
         await backend.close()
 
 
-async def class_archive_section(copies: int) -> None:
+async def ready_made_compiler_section(copies: int) -> None:
     backend = ProcessBackend()
     await backend.start(1)
     samples = load_samples()
-    print(f"JVM compiles: class archive vs none, median of {copies} distinct stdin programs each, interleaved")
+    print(f"compilers loaded ready-made (class archive, snapshot) vs not, median of {copies} distinct stdin programs "
+          "each, interleaved")
     try:
         for language in LanguageTable.load():
-            if language.class_archive is None or not backend.describe(language).ready:
+            if ((language.class_archive is None and language.compiler_snapshot is None)
+                    or not backend.describe(language).ready):
                 continue
-            sides = {"archive": language, "none": dataclasses.replace(language, class_archive=None)}
+            sides = {"ready-made": language,
+                     "none": dataclasses.replace(language, class_archive=None, compiler_snapshot=None)}
             wall, cpu = {name: [] for name in sides}, {name: [] for name in sides}
             for index in range(copies + 1):
                 for name in list(sides)[::1 if index % 2 else -1]:        # each side goes first in turn
@@ -228,14 +232,14 @@ async def class_archive_section(copies: int) -> None:
                         compiled = await workspace.compile(None)
                     if compiled.status is not RunStatus.OK:
                         raise SystemExit(f"{language.key} compile failed ({name}): {compiled}")
-                    if index:                      # the first warms caches (and builds the archive)
+                    if index:                      # the first warms caches (and builds the archive or snapshot)
                         wall[name].append(compiled.elapsed_s)
                         cpu[name].append(compiled.cpu_s)
             cells = []
             for label, times in (("wall", wall), ("CPU", cpu)):
-                archived, plain = (1e3 * statistics.median(times[name]) for name in sides)
-                cells.append(f"{label} {archived:5.0f} ms vs {plain:5.0f} ms: {archived / plain:4.2f}x")
-            print(f"  {language.key:8s} " + ";  ".join(cells))
+                ready_made, plain = (1e3 * statistics.median(times[name]) for name in sides)
+                cells.append(f"{label} {ready_made:5.0f} ms vs {plain:5.0f} ms: {ready_made / plain:4.2f}x")
+            print(f"  {language.key:10s} " + ";  ".join(cells))
     finally:
         await backend.close()
 
@@ -267,7 +271,7 @@ async def main() -> None:
         for server in servers:
             await server.stop()
     await language_section(args.copies)
-    await class_archive_section(args.copies)
+    await ready_made_compiler_section(args.copies)
 
 
 if __name__ == "__main__":

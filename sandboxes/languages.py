@@ -14,6 +14,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 
 DEFAULT_TABLE = pathlib.Path(__file__).with_name("languages.toml")
+SNAPSHOT_SCRIPTS = pathlib.Path(__file__).with_name("snapshots")   # what a `compiler_snapshot` names
 
 
 class UnknownLanguage(KeyError):
@@ -96,6 +97,7 @@ class Language:
     warm_imports: tuple[str, ...] | None = None  # runs fork from an interpreter that imported these (process backend)
     precompile: Precompile | None = None         # headers compiled ahead, per source prefix
     class_archive: str | None = None             # how the JVM compiler takes a JVM flag ("-J{}"): archived classes
+    compiler_snapshot: str | None = None         # a Node compiler's snapshot script (sandboxes/snapshots/)
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
@@ -185,6 +187,8 @@ def language_from_entry(key: str, entry: dict) -> Language:
         values["precompile"] = _precompile_from_toml(key, values["precompile"])
     if "class_archive" in values:
         _check_class_archive(key, entry)
+    if "compiler_snapshot" in values:
+        _check_compiler_snapshot(key, entry)
     if "harness" in values:
         values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
     if "release" in values:
@@ -235,6 +239,16 @@ def _precompile_from_toml(key: str, entry: dict) -> Precompile:
     if set(entry) != {"command", "prefixes"}:
         raise ValueError(f"language {key}: precompile takes command and prefixes, not {sorted(entry)}")
     return Precompile(tuple(entry["command"]), tuple(entry["prefixes"]))
+
+
+def _check_compiler_snapshot(key: str, entry: dict) -> None:
+    """A compiler snapshot is built by one of the scripts in sandboxes/snapshots, for a compiled language."""
+    script = entry["compiler_snapshot"]
+    if "compile" not in entry:
+        raise ValueError(f"language {key}: a compiler_snapshot needs a compile command")
+    if not isinstance(script, str) or pathlib.PurePath(script).name != script or not (
+            SNAPSHOT_SCRIPTS / script).is_file():
+        raise ValueError(f"language {key}: compiler_snapshot {script!r} is not a script in {SNAPSHOT_SCRIPTS}")
 
 
 def _check_class_archive(key: str, entry: dict) -> None:

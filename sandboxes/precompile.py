@@ -1,9 +1,9 @@
-"""What compiles load ready-made instead of building again: precompiled headers (the table's `precompile`) and the
-class-data archives of JVM compilers (`class_archive`). The rules live here once, for both backends: each language
-has one tree of them, read-only at MOUNT in its every compile, which the process backend builds on first use and
-binds there (backends/process/precompiled.py) and a docker image builds there when it is built
-(backends/docker/precompiled.py); either way a compile runs the same argv (`using`) over the same files. Standard
-library only: the images carry this module.
+"""What compiles load ready-made instead of building again: precompiled headers (the table's `precompile`), the
+class-data archives of JVM compilers (`class_archive`) and startup snapshots of Node compilers (`compiler_snapshot`).
+The rules live here once, for both backends: each language has one tree of them, read-only at MOUNT in its every
+compile, which the process backend builds on first use and binds there (backends/process/precompiled.py) and a docker
+image builds there when it is built (backends/docker/precompiled.py); either way a compile runs the same argv (`using`)
+over the same files. Standard library only: the images carry this module.
 
 `#include <bits/stdc++.h>` costs g++ four times the CPU of a small program's own compile; loaded precompiled it costs
 about what `<iostream>` does. GCC's convention (GCC decides, and refuses a precompiled header built with other flags):
@@ -23,6 +23,15 @@ the compile's program. The JVM checks the archive against its own build and clas
 classes as it would have, silently (-Xlog:cds*=off mutes the one warning a changed class path prints); a class of the
 compiler's own loaders is taken from it only if its bytes are unchanged. Verdicts and diagnostics stay the same.
 
+A Node compiler (tsc) spends about three quarters of a small program's compile parsing and binding the same
+declaration files (the default library, --types). A language with `compiler_snapshot` names a script in snapshots/
+here that loads the compiler and compiles the greeter sample once with the compile's own flags, and Node saves the
+heap that leaves as a V8 startup snapshot (SNAPSHOT in the tree: `node --build-snapshot`), kept only if a compile of
+the sample from it succeeds; a compile then starts from it (`node --snapshot-blob`) and reuses a declaration file's
+tree only for the same file, text and flags (the script says how), so output, diagnostics and exit status stay the
+compiler's. Node refuses to start from a missing snapshot rather than ignore it, so the compile goes through a shell
+line that runs the compiler as the table says when the tree has none (an image built before it).
+
 Everything is built as root from the toolchain and the table's command or sample alone and published readable by
 all, writable by root only; a compile's argv names nothing but MOUNT's absolute paths, never the workdir or /tmp that
 programs write (a docker container's tmpfs serves one candidate after another).
@@ -34,11 +43,12 @@ import dataclasses
 import logging
 import pathlib
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
 
-from sandboxes.languages import Language
+from sandboxes.languages import SNAPSHOT_SCRIPTS, Language
 from sandboxes.policy import Step, compile_step
 from sandboxes.samples import load_samples
 
@@ -46,6 +56,8 @@ log = logging.getLogger(__name__)
 
 MOUNT = "/precompiled"
 ARCHIVE = "classes.jsa"
+SNAPSHOT = "compiler.blob"
+FROM_SNAPSHOT = 'test -r {blob} && exec node --snapshot-blob {blob} -- "$@"; exec "$0" "$@"'   # sh -c, argv after
 FIRST_INCLUDE = re.compile(r"\s*#\s*include\s*<([^>]+)>")
 DUMP = ("-XX:ArchiveClassesAtExit={archive}",)
 USE = ("-XX:SharedArchiveFile={archive}", "-Xlog:cds*=off")
@@ -63,16 +75,37 @@ def fitting_prefix(language: Language, source: str) -> int | None:
     return max(fitting, key=lambda index: len(prefixes[index]), default=None)
 
 
-def using(language: Language, source: str, step: Step, archive: bool = True) -> Step:
+def using(language: Language, source: str, step: Step, failed: frozenset[str] = frozenset()) -> Step:
     """The compile step of `source` as it runs with the language's tree at MOUNT: the directory of its fitting prefix
-    first on the include path, and the class archive mapped (`archive`; False: its build failed, compile without)."""
+    first on the include path, the class archive mapped, the compiler started from its snapshot (less what `failed`
+    names, ARCHIVE or SNAPSHOT: its build failed, compile without)."""
     argv = step.argv
     index = fitting_prefix(language, source)
     if index is not None:
         argv = (argv[0], f"-I{MOUNT}/{index}", *argv[1:])
-    if archive and language.class_archive is not None:
+    if language.class_archive is not None and ARCHIVE not in failed:
         argv = _with_jvm_flags(language, argv, USE, f"{MOUNT}/{ARCHIVE}")
+    if language.compiler_snapshot is not None and SNAPSHOT not in failed:
+        argv = _from_snapshot(argv, f"{MOUNT}/{SNAPSHOT}")
     return dataclasses.replace(step, argv=argv)
+
+
+def artifacts(language: Language) -> list[tuple[str, int | str]]:
+    """What the language's tree may hold, each as the name `build` takes: its prefixes' directories (by index), its
+    class archive, its compiler snapshot."""
+    prefixes = language.precompile.prefixes if language.precompile is not None else ()
+    return [*range(len(prefixes)), *([ARCHIVE] if language.class_archive is not None else []),
+            *([SNAPSHOT] if language.compiler_snapshot is not None else [])]
+
+
+def build(language: Language, name: int | str, tree: pathlib.Path) -> None:
+    """Build what `name` (one of `artifacts`) names into `tree`."""
+    if name == ARCHIVE:
+        build_archive(language, tree)
+    elif name == SNAPSHOT:
+        build_snapshot(language, tree)
+    else:
+        build_header(language, name, tree)
 
 
 def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
@@ -101,10 +134,7 @@ def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
 def build_archive(language: Language, tree: pathlib.Path) -> None:
     """Dump the compiler's classes into `tree`/ARCHIVE by a compile of the language's greeter sample, kept only if a
     compile with it under -Xshare:on succeeds."""
-    sample = load_samples().get(language.key)
-    if sample is None:
-        raise BuildError(f"{language.key}: no greeter sample to dump the compiler's classes with")
-    program = sample.greeter.program
+    program = _greeter(language)
     step = compile_step(language, program)
     with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
         archive = pathlib.Path(scratch, ARCHIVE)
@@ -117,6 +147,43 @@ def build_archive(language: Language, tree: pathlib.Path) -> None:
                 raise BuildError(f"{language.key}: the compiler's class archive failed ({flags[0]}): {failure}")
         _publish(archive, tree / ARCHIVE)
     log.info("%s: the compiler's classes archived in %s", language.key, tree / ARCHIVE)
+
+
+def build_snapshot(language: Language, tree: pathlib.Path) -> None:
+    """Save the compiler, warmed by a compile of the language's greeter sample, as a startup snapshot in
+    `tree`/SNAPSHOT, kept only if a compile of the sample from it succeeds."""
+    program = _greeter(language)
+    step = compile_step(language, program)
+    compiler = shutil.which(step.argv[0], path=step.env.get("PATH"))
+    if compiler is None:
+        raise BuildError(f"{language.key}: no {step.argv[0]} to snapshot")
+    script = SNAPSHOT_SCRIPTS / language.compiler_snapshot
+    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
+        snapshot = pathlib.Path(scratch, SNAPSHOT)
+        for stage, argv in (("build", ("node", "--snapshot-blob", str(snapshot), "--build-snapshot", str(script),
+                                       compiler, *step.argv[1:])),
+                            ("check", _from_snapshot(step.argv, str(snapshot)))):
+            compiling = pathlib.Path(scratch, stage)
+            compiling.mkdir()
+            (compiling / language.source_name(program)).write_text(program)
+            failure = _run(argv, compiling, step)
+            if failure is not None:
+                raise BuildError(f"{language.key}: the compiler's snapshot failed ({stage}): {failure}")
+        _publish(snapshot, tree / SNAPSHOT)
+    log.info("%s: the compiler's snapshot saved in %s", language.key, tree / SNAPSHOT)
+
+
+def _greeter(language: Language) -> str:
+    """The language's greeter sample: what a class archive or snapshot is built from."""
+    sample = load_samples().get(language.key)
+    if sample is None:
+        raise BuildError(f"{language.key}: no greeter sample to build from")
+    return sample.greeter.program
+
+
+def _from_snapshot(argv: Sequence[str], snapshot: str) -> tuple[str, ...]:
+    """The compile command started from the snapshot at `snapshot` if it is there, else as it is."""
+    return ("sh", "-c", FROM_SNAPSHOT.format(blob=snapshot), *argv)
 
 
 def _with_jvm_flags(language: Language, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:

@@ -39,6 +39,7 @@ int main() {
 }
 """
 ALLOC_MIB = 64
+PAGE_SLACK_MIB = 1      # the peak is less where the cgroup started: page cache freed meanwhile shifts it a few pages
 MEMORY_MB = 512
 
 
@@ -59,7 +60,7 @@ def check_measured(result: reward_pb2.ScoreResult, trivial_mib: float) -> None:
     for test in result.tests:
         assert test.HasField("cpu_s") and test.HasField("peak_memory_mb"), test
     assert trivial.cpu_s < 0.5 and 0 < trivial.peak_memory_mb < trivial_mib, trivial
-    assert ALLOC_MIB <= alloc.peak_memory_mb < MEMORY_MB / 2, alloc
+    assert ALLOC_MIB - PAGE_SLACK_MIB <= alloc.peak_memory_mb < MEMORY_MB / 2, alloc
     assert busy.peak_memory_mb < trivial_mib, busy
     assert 0.99 <= busy.cpu_s <= min(busy.elapsed_s + 0.05, 2.0), busy
 
@@ -86,5 +87,5 @@ def test_a_compiled_program_reports_its_own_run(path_client: RewardClient) -> No
     assert verdict_name(result) == "PASS", result
     small, alloc = result.tests
     assert small.cpu_s < 0.5 and 0 < small.peak_memory_mb < 8, small      # the compile's memory is not the run's
-    assert ALLOC_MIB <= alloc.peak_memory_mb < MEMORY_MB / 2, alloc
+    assert ALLOC_MIB - PAGE_SLACK_MIB <= alloc.peak_memory_mb < MEMORY_MB / 2, alloc
 

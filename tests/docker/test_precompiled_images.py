@@ -1,8 +1,9 @@
-"""The images' precompiled headers and class archives (sandboxes/precompile.py): built into the image, root's and
-read-only; a compile in a container loads what fits its source (GCC's -H and the JVM's class-loading log say so), the
-runner's Agnostics compile too, and verdicts and diagnostics are those of the compile without. The programs and
-helpers are the process backend's tests' (tests/sandboxes/test_precompiled.py, test_class_archive.py). No timings are
-asserted. cpp comes from the few-language lock; the JVM languages from the every-language one (kotlin and scala are
+"""The images' precompiled headers, class archives and compiler snapshots (sandboxes/precompile.py): built into the
+image, root's and read-only; a compile in a container loads what fits its source (GCC's -H and the JVM's class-loading
+log say so; tsc starts from its snapshot there), the runner's Agnostics compile too, and verdicts and diagnostics are
+those of the compile without. The programs and helpers are the process backend's tests' (tests/sandboxes/
+test_precompiled.py, test_class_archive.py, test_compiler_snapshot.py). No timings are asserted. cpp comes from the
+few-language lock; the JVM languages and typescript from the every-language one (kotlin, scala and typescript are
 only there), which the differential test builds anyway."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sandboxes.backends.docker.images import language_json
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.backends.docker.runtime import LANGUAGE_FILE, SANDBOX_USER
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT
+from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT, SNAPSHOT
 from sandboxes.results import RunStatus
 from tests.docker.test_agnostics import agnostics_session
 from tests.sandboxes.test_class_archive import (
@@ -27,6 +28,7 @@ from tests.sandboxes.test_class_archive import (
     logging_class_loads,
     without_archive,
 )
+from tests.sandboxes.test_compiler_snapshot import TYPE_ERROR, without_snapshot
 from tests.sandboxes.test_precompiled import LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE, compile_and_run, showing_includes
 
 LOADS = {LCB: "0/bits/stdc++.h.gch", TWICE: "1/bits/stdc++.h.gch", MULTIPL_E: "2/assert.h.gch"}
@@ -41,7 +43,7 @@ def tree(docker_client, reference: str) -> set[str]:
 
 
 def expected_tree(language: Language) -> set[str]:
-    """What the table says the language's tree holds: a directory per prefix and the class archive."""
+    """What the table says the language's tree holds: a directory per prefix, the class archive, the snapshot."""
     entries = {f"root:root 755 {MOUNT}"}
     for index, prefix in enumerate(language.precompile.prefixes if language.precompile else ()):
         header = pathlib.PurePosixPath(f"{MOUNT}/{index}", FIRST_INCLUDE.match(prefix).group(1))
@@ -49,6 +51,8 @@ def expected_tree(language: Language) -> set[str]:
         entries |= {f"root:root 644 {header}", f"root:root 644 {header}.gch"}
     if language.class_archive is not None:
         entries.add(f"root:root 644 {MOUNT}/{ARCHIVE}")
+    if language.compiler_snapshot is not None:
+        entries.add(f"root:root 644 {MOUNT}/{SNAPSHOT}")
     return entries
 
 
@@ -60,7 +64,7 @@ def pinned(request: pytest.FixtureRequest, key: str) -> tuple[pathlib.Path, Imag
     return path, ImageLock.load(path)
 
 
-@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED])
+@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED, "typescript"])
 def test_the_image_carries_the_tree_root_owned_and_read_only(request, docker_client, table, key) -> None:
     _, lock = pinned(request, key)
     assert tree(docker_client, lock.images[key].reference) == expected_tree(table.resolve(key))
@@ -127,3 +131,18 @@ def test_the_runners_agnostics_compile_loads_them_too(request, engine, table: La
         "--mount", f"type=bind,source={spec},target={LANGUAGE_FILE},readonly")
     assert answer["result"] == "fail:error", answer
     assert evidence in answer["stdout"] + answer["stderr"], (answer["stdout"][-2000:], answer["stderr"][-2000:])
+
+
+@pytest.mark.asyncio
+async def test_tsc_starts_from_the_images_snapshot_and_compiles_as_tsc(request, docker_client, start_backend,
+                                                                         table) -> None:
+    path, lock = pinned(request, "typescript")
+    version = docker_client.containers.run(
+        lock.images["typescript"].reference, ["node", "--snapshot-blob", f"{MOUNT}/{SNAPSHOT}", "--", "--version"],
+        user=SANDBOX_USER, network_mode="none", read_only=True, cap_drop=["ALL"], remove=True)
+    assert version.decode().startswith("Version "), version
+    backend = await start_backend(path, warm=1, warm_languages=["typescript"])
+    typescript = table.resolve("typescript")
+    got = await compile_and_run(backend, typescript, TYPE_ERROR)
+    assert got[0].status is RunStatus.EXIT_NONZERO and b"error TS2322" in got[0].stdout, got
+    assert_same(got, await compile_and_run(backend, without_snapshot(typescript), TYPE_ERROR))

@@ -5,11 +5,11 @@ Recipes (recipes/ here): a bookworm rootfs from `debootstrap --variant=minbase` 
 user on it; `language/` is the one thin recipe of every language the table gives an image (`docker_image`):
 its pinned Debian packages (the table's `packages`, also what setup.sh installs on a host) and its `setup`
 step, topped by the runner, the sandboxes modules it imports (BAKED_MODULES), the language's table entry
-(language.json), so the runner can also serve the Agnostics protocol alone, and its samples file, from which, as
-root, the recipe then builds its precompiled headers or class archive (precompiled.py). `release/` is the same for a
-toolchain Debian lacks, plus its official release tarball, fetched here once (cached by checksum) and checked
-against the table's sha256. Push to the registry gives the manifest digest that the lock pins. Languages build
-a few at a time: apt's downloads then overlap another build's unpacking.
+(language.json), so the runner can also serve the Agnostics protocol alone, and what its precompiled tree is built
+from as root by the recipe (precompiled.py): its samples file and compiler snapshot script, if it needs them. `release/`
+is the same for a toolchain Debian lacks, plus its official release tarball, fetched here once (cached by
+checksum) and checked against the table's sha256. Push to the registry gives the manifest digest that the lock
+pins. Languages build a few at a time: apt's downloads then overlap another build's unpacking.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import docker.errors
 from sandboxes.backends.docker.engine import CACHE_DIR
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import BAKED_MODULES, SANDBOX_USER, WORKDIR, runner_spec
-from sandboxes.languages import Language, LanguageTable, Release
+from sandboxes.languages import SNAPSHOT_SCRIPTS, Language, LanguageTable, Release
 from sandboxes.samples import SAMPLES_DIR
 
 log = logging.getLogger(__name__)
@@ -191,7 +191,11 @@ def build_language(client: docker.DockerClient, language: Language, registry: st
             (context / module).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(PROJECT_ROOT / module, context / module)
         (context / "language.json").write_text(language_json(language))
-        shutil.copy(SAMPLES_DIR / f"{language.key}.toml", context / "sandboxes/samples")
+        if language.class_archive is not None or language.compiler_snapshot is not None:    # built from the greeter
+            shutil.copy(SAMPLES_DIR / f"{language.key}.toml", context / "sandboxes/samples")
+        if language.compiler_snapshot is not None:
+            (context / "sandboxes/snapshots").mkdir()
+            shutil.copy(SNAPSHOT_SCRIPTS / language.compiler_snapshot, context / "sandboxes/snapshots")
         log.info("building %s", repository)
         build(client, context, f"{repository}:{IMAGE_TAG}", buildargs)
     digest = push(client, repository)

@@ -1,8 +1,8 @@
-"""The image's precompiled headers and class archive (sandboxes/precompile.py says what they are and how they are
-built): the recipe runs `python3 -m sandboxes.backends.docker.precompiled` as root once the language's packages and
-setup step are in, which builds the baked language's whole tree at MOUNT in the image's root, read-only to every
-container. A build that fails fails the image: it is built once and pinned, so it carries what its compiles ask for.
-A language with neither gets no tree.
+"""The image's precompiled headers, class archive or compiler snapshot (sandboxes/precompile.py says what they are and
+how they are built): the recipe runs `python3 -m sandboxes.backends.docker.precompiled` as root once the language's
+packages and setup step are in, which builds the baked language's whole tree at MOUNT in the image's root, read-only to
+every container. A build that fails fails the image: it is built once and pinned, so it carries what its compiles ask
+for. A language with none gets no tree.
 """
 
 from __future__ import annotations
@@ -12,22 +12,20 @@ import pathlib
 import sys
 
 from sandboxes.backends.docker.runtime import baked_language
-from sandboxes.precompile import MOUNT, BuildError, build_archive, build_header
+from sandboxes.precompile import MOUNT, BuildError, artifacts, build
 
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     language = baked_language()
-    prefixes = language.precompile.prefixes if language.precompile is not None else ()
-    if not prefixes and language.class_archive is None:
+    names = artifacts(language)
+    if not names:
         return
     tree = pathlib.Path(MOUNT)
     tree.mkdir(mode=0o755)
     try:
-        for index in range(len(prefixes)):
-            build_header(language, index, tree)
-        if language.class_archive is not None:
-            build_archive(language, tree)
+        for name in names:
+            build(language, name, tree)
     except BuildError as e:
         sys.exit(str(e))
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from sandboxes.languages import Language
 from sandboxes.policy import Step
-from sandboxes.precompile import ARCHIVE, BuildError, build_archive, build_header, fitting_prefix, using
+from sandboxes.precompile import BuildError, artifacts, build, fitting_prefix, using
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +33,18 @@ class Precompiled:
     async def prepare(self, language: Language, source: str, step: Step) -> tuple[Step, pathlib.Path | None]:
         """The compile step of `source` as it runs here, and the language's tree to bind at MOUNT (None: it has
         none)."""
-        if language.precompile is None and language.class_archive is None:
+        names = artifacts(language)
+        if not names:
             return step, None
         tree = self.root / language.key
-        tree.mkdir(exist_ok=True)
-        tree.chmod(0o755)
+        if not tree.is_dir():
+            tree.mkdir()
+            tree.chmod(0o755)
         index = fitting_prefix(language, source)
-        if index is not None:
-            await self._once((language.key, index), functools.partial(build_header, language, index, tree))
-        archive = language.class_archive is not None and await self._once(
-            (language.key, ARCHIVE), functools.partial(build_archive, language, tree))
-        return using(language, source, step, archive), tree
+        needed = [name for name in names if not isinstance(name, int) or name == index]
+        failed = frozenset([name for name in needed if not await self._once(
+            (language.key, name), functools.partial(build, language, name, tree))])
+        return using(language, source, step, failed), tree
 
     async def _once(self, key: tuple[str, int | str], build: Callable[[], None]) -> bool:
         """Whether `build` made what `key` names, building it now if nobody has (those who ask meanwhile wait)."""
