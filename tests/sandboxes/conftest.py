@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
-from sandboxes.languages import LanguageTable
+from sandboxes.languages import Language, LanguageTable
 
 SLOTS = 3
 
@@ -50,3 +51,24 @@ def backend(zygote_backend: ProcessBackend) -> ProcessBackend:
 @pytest.fixture(scope="session", params=["zygote", "spawn"])
 def python_backend(request: pytest.FixtureRequest) -> ProcessBackend:
     return request.getfixturevalue(f"{request.param}_backend")
+
+
+def ready(table: LanguageTable, backend: ProcessBackend, key: str) -> Language:
+    """The table's language `key`, or the test skipped: its toolchain is not ready here."""
+    language = table.resolve(key)
+    if not backend.describe(language).ready:
+        pytest.skip(f"{key} not ready here")
+    return language
+
+
+@contextlib.asynccontextmanager
+async def fresh_backend() -> AsyncIterator[ProcessBackend]:
+    """A process backend of one slot that nothing has compiled with yet (its builds start from scratch)."""
+    if os.geteuid() != 0:
+        pytest.skip("the process backend needs root")
+    backend = ProcessBackend()
+    await backend.start(1)
+    try:
+        yield backend
+    finally:
+        await backend.close()

@@ -19,6 +19,7 @@ from sandboxes.languages import Language, LanguageTable
 from sandboxes.precompile import ARCHIVE
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.samples import load_samples
+from tests.sandboxes.conftest import fresh_backend, ready
 
 LIMITS = Limits(timeout_s=10, memory_mb=1024)
 JVM_COMPILED = ("java", "kotlin", "scala")
@@ -35,10 +36,7 @@ Outcome = tuple[RunResult, RunResult | None]     # the compile, and the run if i
 
 @pytest.fixture(scope="module", params=JVM_COMPILED)
 def jvm(request: pytest.FixtureRequest, table: LanguageTable, backend: ProcessBackend) -> Language:
-    language = table.resolve(request.param)
-    if not backend.describe(language).ready:
-        pytest.skip(f"{language.key} not ready here")
-    return language
+    return ready(table, backend, request.param)
 
 
 def programs(key: str) -> dict[str, str]:
@@ -144,10 +142,7 @@ def archive_replaced(path: pathlib.Path, case: str, other: pathlib.Path | None) 
 async def test_a_missing_stale_or_unreadable_archive_changes_nothing(backend, table, jvm, case, plain_results) -> None:
     other = None
     if case == "other jars":
-        other_language = table.resolve(OTHER[jvm.key])
-        if not backend.describe(other_language).ready:
-            pytest.skip(f"{other_language.key} not ready here")
-        other = await built_archive(backend, other_language)
+        other = await built_archive(backend, ready(table, backend, OTHER[jvm.key]))
     with archive_replaced(await built_archive(backend, jvm), case, other):
         got = await compile_and_run(backend, jvm, programs(jvm.key)["type error"])
     assert_same(got, await without_it(backend, jvm, "type error", plain_results))
@@ -155,14 +150,8 @@ async def test_a_missing_stale_or_unreadable_archive_changes_nothing(backend, ta
 
 @pytest.mark.asyncio
 async def test_a_failed_archive_build_is_logged_and_compiles_go_on(table, caplog) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("the process backend needs root")
-    java = table.resolve("java")
-    fresh = ProcessBackend()
-    await fresh.start(1)
-    try:
-        if not fresh.describe(java).ready:
-            pytest.skip("java not ready here")
+    async with fresh_backend() as fresh:
+        java = ready(table, fresh, "java")
         refused = dataclasses.replace(java, class_archive="{}")      # javac itself is given the JVM's flags
         source = programs("java")["good"]
         with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.precompiled"):
@@ -170,8 +159,6 @@ async def test_a_failed_archive_build_is_logged_and_compiles_go_on(table, caplog
         assert "java: the compiler's class archive failed" in caplog.text
         assert got[1] is not None and got[1].stdout == b"3\n", got
         assert_same(got, await compile_and_run(fresh, without_archive(java), source))
-    finally:
-        await fresh.close()
 
 
 @pytest.mark.parametrize(("entry", "error"), [

@@ -18,6 +18,7 @@ import pytest
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.precompile import SNAPSHOT, build_snapshot
+from tests.sandboxes.conftest import fresh_backend, ready
 from tests.sandboxes.test_class_archive import Outcome, assert_same, compile_and_run
 
 TYPE_ERROR = 'const x: number = "one";\nconsole.log(y);\n'
@@ -27,9 +28,7 @@ MARKER = "started from the test's snapshot"
 
 @pytest.fixture(scope="module")
 def typescript(table: LanguageTable, backend: ProcessBackend) -> Language:
-    language = table.resolve("typescript")
-    if not backend.describe(language).ready:
-        pytest.skip("typescript not ready here")
+    language = ready(table, backend, "typescript")
     assert language.compiler_snapshot is not None
     return language
 
@@ -145,14 +144,8 @@ async def test_a_missing_snapshot_compiles_as_tsc(backend, typescript) -> None:
 
 @pytest.mark.asyncio
 async def test_a_failed_snapshot_build_is_logged_and_compiles_go_on(table, caplog) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("the process backend needs root")
-    typescript = table.resolve("typescript")
-    fresh = ProcessBackend()
-    await fresh.start(1)
-    try:
-        if not fresh.describe(typescript).ready:
-            pytest.skip("typescript not ready here")
+    async with fresh_backend() as fresh:
+        typescript = ready(table, fresh, "typescript")
         refused = dataclasses.replace(typescript, compiler_snapshot="../languages.toml")    # not a script
         source = programs(typescript)["good"]
         with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.precompiled"):
@@ -160,8 +153,6 @@ async def test_a_failed_snapshot_build_is_logged_and_compiles_go_on(table, caplo
         assert "typescript: the compiler's snapshot failed (build)" in caplog.text
         assert got[1] is not None and got[1].stdout == b"3\n", got
         assert not (fresh._precompiled.root / typescript.key / SNAPSHOT).exists()
-    finally:
-        await fresh.close()
 
 
 @pytest.mark.parametrize(("entry", "error"), [

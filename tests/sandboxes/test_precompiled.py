@@ -10,6 +10,7 @@ import pytest
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunResult, RunStatus
+from tests.sandboxes.conftest import ready
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
 LCB = "#include <bits/stdc++.h>\nusing namespace std;\nint main() { int a, b; cin >> a >> b; cout << a + b << endl; }\n"
@@ -22,10 +23,7 @@ TWICE = "#include<bits/stdc++.h>\n#include <bits/stdc++.h>\nint main() { std::ve
 
 @pytest.fixture(scope="module")
 def cpp(table: LanguageTable, backend: ProcessBackend) -> Language:
-    cpp = table.resolve("cpp")
-    if not backend.describe(cpp).ready:
-        pytest.skip("cpp not ready here")
-    return cpp
+    return ready(table, backend, "cpp")
 
 
 async def compile_and_run(backend: ProcessBackend, language: Language, source: str,
