@@ -13,7 +13,7 @@ import base64
 import dataclasses
 import json
 
-from sandboxes.languages import Language, language_from_entry
+from sandboxes.languages import Language, Release, language_from_entry
 from sandboxes.policy import Step
 
 WORKDIR = "/sandbox"
@@ -37,10 +37,14 @@ def runner_spec(language: Language) -> dict:
 
 
 def baked_language(path: str = LANGUAGE_FILE) -> Language:
-    """The image's language: runner_spec's JSON read back by the table's own loader (unset fields are null there)."""
+    """The image's language: runner_spec's JSON read back by the table's own loader (unset fields are null there).
+    Its release, which the image was built from, is taken as it is: where it may be fetched from is the builder's
+    rule, not the image's."""
     with open(path) as f:
         spec = json.load(f)
-    return language_from_entry(spec.pop("key"), {name: value for name, value in spec.items() if value is not None})
+    release = spec.pop("release")
+    language = language_from_entry(spec.pop("key"), {name: value for name, value in spec.items() if value is not None})
+    return language if release is None else dataclasses.replace(language, release=Release(**release))
 
 
 def runner_job(step: Step, stdin: bytes) -> dict:
