@@ -98,6 +98,7 @@ class Language:
     precompile: Precompile | None = None         # headers compiled ahead, per source prefix
     class_archive: str | None = None             # how the JVM compiler takes a JVM flag ("-J{}"): archived classes
     compiler_snapshot: str | None = None         # a Node compiler's snapshot script (sandboxes/snapshots/)
+    run_class_archive: str | None = None         # how the run command takes a JVM flag ("{}"): archived classes
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
@@ -185,8 +186,9 @@ def language_from_entry(key: str, entry: dict) -> Language:
         values["env"] = dict(values["env"])
     if "precompile" in values:
         values["precompile"] = _precompile_from_toml(key, values["precompile"])
-    if "class_archive" in values:
-        _check_class_archive(key, entry)
+    for field in ("class_archive", "run_class_archive"):
+        if field in values:
+            _check_class_archive(key, entry, field)
     if "compiler_snapshot" in values:
         _check_compiler_snapshot(key, entry)
     if "harness" in values:
@@ -251,13 +253,14 @@ def _check_compiler_snapshot(key: str, entry: dict) -> None:
         raise ValueError(f"language {key}: compiler_snapshot {script!r} is not a script in {SNAPSHOT_SCRIPTS}")
 
 
-def _check_class_archive(key: str, entry: dict) -> None:
-    """A class archive is the compiler's: a compiled language, with a flag template holding {} once."""
-    template = entry["class_archive"]
-    if "compile" not in entry:
+def _check_class_archive(key: str, entry: dict, field: str) -> None:
+    """A class archive is a JVM's: the compiler's (a compiled language) or the runtime's, with a flag template holding
+    {} once."""
+    template = entry[field]
+    if field == "class_archive" and "compile" not in entry:
         raise ValueError(f"language {key}: a class_archive needs a compile command")
     if not isinstance(template, str) or template.count("{}") != 1 or template.count("{") != 1:
-        raise ValueError(f"language {key}: class_archive {template!r} is not a flag template with {{}} once")
+        raise ValueError(f"language {key}: {field} {template!r} is not a flag template with {{}} once")
 
 
 def _check_packages(key: str, entry: dict) -> None:

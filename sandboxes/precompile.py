@@ -1,5 +1,6 @@
-"""What compiles load ready-made instead of building again: precompiled headers (the table's `precompile`), the
-class-data archives of JVM compilers (`class_archive`) and startup snapshots of Node compilers (`compiler_snapshot`).
+"""What compiles and runs load ready-made instead of building again: precompiled headers (the table's `precompile`),
+the class-data archives of JVM compilers (`class_archive`) and of JVM runtimes (`run_class_archive`), and startup
+snapshots of Node compilers (`compiler_snapshot`).
 The rules live here once, for both backends: each language has one tree of them, read-only at MOUNT in its every
 compile, which the process backend builds on first use and binds there (backends/process/precompiled.py) and a docker
 image builds there when it is built (backends/docker/precompiled.py); either way a compile runs the same argv (`using`)
@@ -22,6 +23,10 @@ succeeds with it; every compile then maps it (-XX:SharedArchiveFile), the flags 
 the compile's program. The JVM checks the archive against its own build and class path and otherwise loads the
 classes as it would have, silently (-Xlog:cds*=off mutes the one warning a changed class path prints); a class of the
 compiler's own loaders is taken from it only if its bytes are unchanged. Verdicts and diagnostics stay the same.
+A language with `run_class_archive` gets the same for its runs (RUN_ARCHIVE), dumped by a run of the greeter sample
+(compiled first if the language compiles): a Clojure run spends about a quarter of its CPU loading the runtime's
+classes. Its class path must hold jars only (the JVM archives no class of a directory), so the run command names its
+jars and no program directory.
 
 A Node compiler (tsc) spends about three quarters of a small program's compile parsing and binding the same
 declaration files (the default library, --types). A language with `compiler_snapshot` names a script in snapshots/
@@ -49,13 +54,16 @@ import tempfile
 from collections.abc import Sequence
 
 from sandboxes.languages import SNAPSHOT_SCRIPTS, Language
-from sandboxes.policy import Step, compile_step
+from sandboxes.policy import Step, compile_step, run_step
+from sandboxes.results import Limits
 from sandboxes.samples import load_samples
 
 log = logging.getLogger(__name__)
 
 MOUNT = "/precompiled"
 ARCHIVE = "classes.jsa"
+RUN_ARCHIVE = "run-classes.jsa"
+GREETER_INPUT = b"world\n"
 SNAPSHOT = "compiler.blob"
 FROM_SNAPSHOT = 'test -r {blob} && exec node --snapshot-blob {blob} -- "$@"; exec "$0" "$@"'   # sh -c, argv after
 FIRST_INCLUDE = re.compile(r"\s*#\s*include\s*<([^>]+)>")
@@ -84,24 +92,36 @@ def using(language: Language, source: str, step: Step, failed: frozenset[str] = 
     if index is not None:
         argv = (argv[0], f"-I{MOUNT}/{index}", *argv[1:])
     if language.class_archive is not None and ARCHIVE not in failed:
-        argv = _with_jvm_flags(language, argv, USE, f"{MOUNT}/{ARCHIVE}")
+        argv = _with_jvm_flags(language.class_archive, argv, USE, f"{MOUNT}/{ARCHIVE}")
     if language.compiler_snapshot is not None and SNAPSHOT not in failed:
         argv = _from_snapshot(argv, f"{MOUNT}/{SNAPSHOT}")
     return dataclasses.replace(step, argv=argv)
 
 
-def artifacts(language: Language) -> list[tuple[str, int | str]]:
+def running(language: Language, step: Step, failed: frozenset[str] = frozenset()) -> Step:
+    """A run step as it runs with the language's tree at MOUNT: the runtime's class archive mapped (less if `failed`
+    names RUN_ARCHIVE: its build failed, run without)."""
+    if language.run_class_archive is None or RUN_ARCHIVE in failed:
+        return step
+    return dataclasses.replace(step, argv=_with_jvm_flags(language.run_class_archive, step.argv, USE,
+                                                          f"{MOUNT}/{RUN_ARCHIVE}"))
+
+
+def artifacts(language: Language) -> list[int | str]:
     """What the language's tree may hold, each as the name `build` takes: its prefixes' directories (by index), its
-    class archive, its compiler snapshot."""
+    compiler's class archive, its compiler snapshot, its runtime's class archive."""
     prefixes = language.precompile.prefixes if language.precompile is not None else ()
     return [*range(len(prefixes)), *([ARCHIVE] if language.class_archive is not None else []),
-            *([SNAPSHOT] if language.compiler_snapshot is not None else [])]
+            *([SNAPSHOT] if language.compiler_snapshot is not None else []),
+            *([RUN_ARCHIVE] if language.run_class_archive is not None else [])]
 
 
 def build(language: Language, name: int | str, tree: pathlib.Path) -> None:
     """Build what `name` (one of `artifacts`) names into `tree`."""
     if name == ARCHIVE:
         build_archive(language, tree)
+    elif name == RUN_ARCHIVE:
+        build_run_archive(language, tree)
     elif name == SNAPSHOT:
         build_snapshot(language, tree)
     else:
@@ -142,11 +162,32 @@ def build_archive(language: Language, tree: pathlib.Path) -> None:
         compiling.mkdir()
         (compiling / language.source_name(program)).write_text(program)
         for flags in (DUMP, VERIFY):
-            failure = _run(_with_jvm_flags(language, step.argv, flags, str(archive)), compiling, step)
+            failure = _run(_with_jvm_flags(language.class_archive, step.argv, flags, str(archive)), compiling, step)
             if failure is not None:
                 raise BuildError(f"{language.key}: the compiler's class archive failed ({flags[0]}): {failure}")
         _publish(archive, tree / ARCHIVE)
     log.info("%s: the compiler's classes archived in %s", language.key, tree / ARCHIVE)
+
+
+def build_run_archive(language: Language, tree: pathlib.Path) -> None:
+    """Dump the runtime's classes into `tree`/RUN_ARCHIVE by a run of the language's greeter sample (compiled first if
+    the language compiles), kept only if a run with it under -Xshare:on succeeds."""
+    program = _greeter(language)
+    built = compile_step(language, program)
+    run = run_step(language, program, Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb))
+    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
+        archive = pathlib.Path(scratch, RUN_ARCHIVE)
+        running_dir = pathlib.Path(scratch, "run")
+        running_dir.mkdir()
+        (running_dir / language.source_name(program)).write_text(program)
+        failure = None if built is None else _run(built.argv, running_dir, built)
+        for flags in (DUMP, VERIFY):
+            failure = failure or _run(_with_jvm_flags(language.run_class_archive, run.argv, flags, str(archive)),
+                                      running_dir, run, GREETER_INPUT)
+            if failure is not None:
+                raise BuildError(f"{language.key}: the runtime's class archive failed ({flags[0]}): {failure}")
+        _publish(archive, tree / RUN_ARCHIVE)
+    log.info("%s: the runtime's classes archived in %s", language.key, tree / RUN_ARCHIVE)
 
 
 def build_snapshot(language: Language, tree: pathlib.Path) -> None:
@@ -186,17 +227,18 @@ def _from_snapshot(argv: Sequence[str], snapshot: str) -> tuple[str, ...]:
     return ("sh", "-c", FROM_SNAPSHOT.format(blob=snapshot), *argv)
 
 
-def _with_jvm_flags(language: Language, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:
-    """The compile command with JVM flags (`{archive}` filled in) passed the table's way, right after its program."""
-    return (argv[0], *(language.class_archive.format(flag.format(archive=archive)) for flag in flags), *argv[1:])
+def _with_jvm_flags(template: str, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:
+    """The command with JVM flags (`{archive}` filled in) passed the table's way (`template`), right after its
+    program."""
+    return (argv[0], *(template.format(flag.format(archive=archive)) for flag in flags), *argv[1:])
 
 
-def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step) -> str | None:
-    """Run a build command in `cwd` with the compile's environment and wall-clock limit; None, or why it failed (the
-    end of its output)."""
+def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step, stdin: bytes = b"") -> str | None:
+    """Run a build command in `cwd` with the step's environment and wall-clock limit; None, or why it failed (the end
+    of its output)."""
     try:
-        done = subprocess.run(argv, cwd=cwd, env=dict(compiling.env), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=compiling.wall_s)
+        done = subprocess.run(argv, cwd=cwd, env=dict(compiling.env), input=stdin, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=compiling.wall_s)
     except OSError as e:
         return str(e)
     except subprocess.TimeoutExpired:

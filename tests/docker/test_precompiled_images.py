@@ -1,10 +1,11 @@
 """The images' precompiled headers, class archives and compiler snapshots (sandboxes/precompile.py): built into the
 image, root's and read-only; a compile in a container loads what fits its source (GCC's -H and the JVM's class-loading
-log say so; tsc starts from its snapshot there), the runner's Agnostics compile too, and verdicts and diagnostics are
-those of the compile without. The programs and helpers are the process backend's tests' (tests/sandboxes/
-test_precompiled.py, test_class_archive.py, test_compiler_snapshot.py). No timings are asserted. cpp comes from the
-few-language lock; the JVM languages and typescript from the every-language one (kotlin, scala and typescript are
-only there), which the differential test builds anyway."""
+log say so; tsc starts from its snapshot there), the runner's Agnostics compile too, a clojure run maps its runtime's
+archive, and verdicts, diagnostics and output are those without. The programs and helpers are the process backend's
+tests' (tests/sandboxes/test_precompiled.py, test_class_archive.py, test_compiler_snapshot.py,
+test_run_class_archive.py). No timings are asserted. cpp comes from the few-language lock; the others from the
+every-language one (kotlin, scala, typescript and clojure are only there), which the differential test builds
+anyway."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sandboxes.backends.docker.images import language_json
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.backends.docker.runtime import LANGUAGE_FILE, SANDBOX_USER
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT, SNAPSHOT
+from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT, RUN_ARCHIVE, SNAPSHOT
 from sandboxes.results import RunStatus
 from tests.docker.test_agnostics import agnostics_session
 from tests.sandboxes.test_class_archive import (
@@ -30,6 +31,10 @@ from tests.sandboxes.test_class_archive import (
 )
 from tests.sandboxes.test_compiler_snapshot import TYPE_ERROR, without_snapshot
 from tests.sandboxes.test_precompiled import LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE, compile_and_run, showing_includes
+from tests.sandboxes.test_run_class_archive import RUN_ARCHIVED
+from tests.sandboxes.test_run_class_archive import logging_class_loads as logging_run_class_loads
+from tests.sandboxes.test_run_class_archive import programs as run_programs
+from tests.sandboxes.test_run_class_archive import without_archive as without_run_archive
 
 LOADS = {LCB: "0/bits/stdc++.h.gch", TWICE: "1/bits/stdc++.h.gch", MULTIPL_E: "2/assert.h.gch"}
 
@@ -43,7 +48,7 @@ def tree(docker_client, reference: str) -> set[str]:
 
 
 def expected_tree(language: Language) -> set[str]:
-    """What the table says the language's tree holds: a directory per prefix, the class archive, the snapshot."""
+    """What the table says the language's tree holds: a directory per prefix, the class archives, the snapshot."""
     entries = {f"root:root 755 {MOUNT}"}
     for index, prefix in enumerate(language.precompile.prefixes if language.precompile else ()):
         header = pathlib.PurePosixPath(f"{MOUNT}/{index}", FIRST_INCLUDE.match(prefix).group(1))
@@ -53,6 +58,8 @@ def expected_tree(language: Language) -> set[str]:
         entries.add(f"root:root 644 {MOUNT}/{ARCHIVE}")
     if language.compiler_snapshot is not None:
         entries.add(f"root:root 644 {MOUNT}/{SNAPSHOT}")
+    if language.run_class_archive is not None:
+        entries.add(f"root:root 644 {MOUNT}/{RUN_ARCHIVE}")
     return entries
 
 
@@ -64,7 +71,7 @@ def pinned(request: pytest.FixtureRequest, key: str) -> tuple[pathlib.Path, Imag
     return path, ImageLock.load(path)
 
 
-@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED, "typescript"])
+@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED, "typescript", *RUN_ARCHIVED])
 def test_the_image_carries_the_tree_root_owned_and_read_only(request, docker_client, table, key) -> None:
     _, lock = pinned(request, key)
     assert tree(docker_client, lock.images[key].reference) == expected_tree(table.resolve(key))
@@ -146,3 +153,21 @@ async def test_tsc_starts_from_the_images_snapshot_and_compiles_as_tsc(request, 
     got = await compile_and_run(backend, typescript, TYPE_ERROR)
     assert got[0].status is RunStatus.EXIT_NONZERO and b"error TS2322" in got[0].stdout, got
     assert_same(got, await compile_and_run(backend, without_snapshot(typescript), TYPE_ERROR))
+
+
+@pytest.mark.parametrize("key", RUN_ARCHIVED)
+@pytest.mark.asyncio
+async def test_a_jvm_run_in_a_container_maps_the_runtimes_archive(request, start_backend, table, key) -> None:
+    path, _ = pinned(request, key)
+    backend = await start_backend(path, warm=1, warm_languages=[key])
+    logging = logging_run_class_loads(table.resolve(key))
+    strict = dataclasses.replace(logging, run=(logging.run[0], "-Xshare:on", *logging.run[1:]))
+    _, ran = await compile_and_run(backend, strict, run_programs(key)["good"], b"1 2\n")
+    assert ran.status is RunStatus.OK and ran.stdout.count(SHARED) > 1000, ran
+    _, plain = await compile_and_run(backend, without_run_archive(logging), run_programs(key)["good"], b"1 2\n")
+    assert SHARED not in plain.stdout
+    _, got = await compile_and_run(backend, table.resolve(key), run_programs(key)["crash"], b"1 2\n")
+    _, want = await compile_and_run(backend, without_run_archive(table.resolve(key)), run_programs(key)["crash"],
+                                    b"1 2\n")
+    assert (got.status, got.exit_code, got.stdout, got.stderr) == (want.status, want.exit_code, want.stdout,
+                                                                   want.stderr)

@@ -41,7 +41,7 @@ from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR, runner_job
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
-from sandboxes.precompile import using
+from sandboxes.precompile import running, using
 from sandboxes.results import Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)
@@ -452,7 +452,7 @@ class DockerWorkspace:
             if args:
                 raise SandboxError(f"{self.language.key}: its image's Agnostics protocol runs without arguments")
             return await self._agnostics(stdin, limits, deadline)
-        step = run_step(self.language, self.source, limits)
+        step = running(self.language, run_step(self.language, self.source, limits))
         return await self._exec(dataclasses.replace(step, argv=(*step.argv, *args)), stdin, deadline)
 
     async def _exec(self, step: Step, stdin: bytes, deadline: float | None) -> RunResult:

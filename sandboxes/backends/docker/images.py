@@ -191,7 +191,7 @@ def build_language(client: docker.DockerClient, language: Language, registry: st
             (context / module).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(PROJECT_ROOT / module, context / module)
         (context / "language.json").write_text(language_json(language))
-        if language.class_archive is not None or language.compiler_snapshot is not None:    # built from the greeter
+        if any((language.class_archive, language.run_class_archive, language.compiler_snapshot)):   # from the greeter
             shutil.copy(SAMPLES_DIR / f"{language.key}.toml", context / "sandboxes/samples")
         if language.compiler_snapshot is not None:
             (context / "sandboxes/snapshots").mkdir()

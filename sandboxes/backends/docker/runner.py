@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sand
 
 from sandboxes.backends.docker.runtime import WORKDIR, baked_language, runner_job
 from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
-from sandboxes.precompile import using
+from sandboxes.precompile import running, using
 from sandboxes.results import Limits, RunStatus
 
 SCRATCH = "/tmp"
@@ -286,7 +286,7 @@ def agnostics(job: dict) -> dict:
         status, ending, stdout, stderr = perform(using(language, code, build), "")
         if status is not RunStatus.OK:
             return {"result": "fail:error", "stdout": stdout, "stderr": stderr, "exit_code": ending["exit_code"] or 1}
-    run = run_step(language, code, Limits(timeout_s=timeout_s, memory_mb=language.memory_mb))
+    run = running(language, run_step(language, code, Limits(timeout_s=timeout_s, memory_mb=language.memory_mb)))
     stderr = ""
     for case in job["test_cases"]:
         status, ending, stdout, stderr = perform(run, case["input"])

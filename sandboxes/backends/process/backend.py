@@ -22,8 +22,8 @@ Why it looks the way it does (measured on the target machines):
   that lives in the slot's sandbox (zygote.py, zygote_main.py), with the same limits, namespaces and verdicts (the
   `zygote` option turns it off). A slot's zygotes are its residents: their processes and memory are added to every
   limit of the slot.
-- A compile sees, read-only, its language's tree of precompiled headers or its JVM compiler's class archive, built
-  on first use (precompiled.py).
+- A compile sees, read-only, its language's tree of precompiled headers, its JVM compiler's class archive or its
+  compiler's snapshot, and a JVM run its runtime's class archive, built on first use (precompiled.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -493,12 +493,13 @@ class ProcessBackend:
     # --- zygotes ----------------------------------------------------------------------------------
 
     async def _run(self, slot: _Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
-                   deadline: float | None) -> RunResult:
-        """A run: forked by the slot's zygote for the language when it has one, else spawned. A zygote that died
-        under a run is replaced and the run goes again, once; a zygote that cannot start is a sandbox error."""
+                   deadline: float | None, precompiled: pathlib.Path | None) -> RunResult:
+        """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing `precompiled`).
+        A zygote that died under a run is replaced and the run goes again, once; a zygote that cannot start is a
+        sandbox error."""
         prefix = _zygote_prefix(language, step) if self.zygote else None
         if prefix is None:
-            return await self._execute(slot, path, step, stdin, deadline=deadline)
+            return await self._execute(slot, path, step, stdin, deadline=deadline, precompiled=precompiled)
         for _ in range(2):
             zygote = slot.zygotes.get(language.key)
             if zygote is not None and not (zygote.alive and zygote.serves(prefix, dict(step.env))):
@@ -662,8 +663,9 @@ class ProcessWorkspace:
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         step = run_step(self.language, self.source, limits)
-        step = dataclasses.replace(step, argv=(*step.argv, *args))
-        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline)
+        step, precompiled = await self.backend._precompiled.prepare_run(
+            self.language, dataclasses.replace(step, argv=(*step.argv, *args)))
+        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, precompiled)
 
 
 def _zygote_prefix(language: Language, step: Step) -> tuple[str, ...] | None:

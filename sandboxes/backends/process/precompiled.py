@@ -1,8 +1,8 @@
-"""The process backend's precompiled headers and class archives (sandboxes/precompile.py says what they are and how
-they are built): each language's tree lives in this backend instance's directory, bound read-only at MOUNT in every
-compile of the language.
+"""The process backend's precompiled headers, class archives and compiler snapshots (sandboxes/precompile.py says
+what they are and how they are built): each language's tree lives in this backend instance's directory, bound
+read-only at MOUNT in every compile of the language, and in every run of a language whose runs map an archive.
 
-The first compile that needs a header or archive builds it (as root, outside any sandbox, in a thread); compiles that
+The first compile (or run) that needs one builds it (as root, outside any sandbox, in a thread); compiles that
 need the same meanwhile wait for that build. Built per backend instance: a toolchain upgrade never meets an old build.
 A failed build is logged, and compiles go on without (a JVM compile then without the archive's flags).
 """
@@ -17,7 +17,17 @@ from collections.abc import Callable
 
 from sandboxes.languages import Language
 from sandboxes.policy import Step
-from sandboxes.precompile import BuildError, artifacts, build, fitting_prefix, using
+from sandboxes.precompile import (
+    ARCHIVE,
+    RUN_ARCHIVE,
+    SNAPSHOT,
+    BuildError,
+    artifacts,
+    build,
+    fitting_prefix,
+    running,
+    using,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +43,28 @@ class Precompiled:
     async def prepare(self, language: Language, source: str, step: Step) -> tuple[Step, pathlib.Path | None]:
         """The compile step of `source` as it runs here, and the language's tree to bind at MOUNT (None: it has
         none)."""
-        names = artifacts(language)
-        if not names:
-            return step, None
+        index = fitting_prefix(language, source)
+        needed = [name for name in artifacts(language) if name == index or name in (ARCHIVE, SNAPSHOT)]
+        failed, tree = await self._tree(language, needed)
+        return using(language, source, step, failed), tree
+
+    async def prepare_run(self, language: Language, step: Step) -> tuple[Step, pathlib.Path | None]:
+        """A run step as it runs here, and the language's tree to bind at MOUNT (None: its runs need none)."""
+        failed, tree = await self._tree(language, [RUN_ARCHIVE] if language.run_class_archive is not None else [])
+        return running(language, step, failed), tree
+
+    async def _tree(self, language: Language, needed: list[int | str]) -> tuple[frozenset[str], pathlib.Path | None]:
+        """The language's tree with `needed` in it (each built now if it is the first to be needed), and those whose
+        build failed."""
+        if not needed:
+            return frozenset(), None
         tree = self.root / language.key
         if not tree.is_dir():
             tree.mkdir()
             tree.chmod(0o755)
-        index = fitting_prefix(language, source)
-        needed = [name for name in names if not isinstance(name, int) or name == index]
         failed = frozenset([name for name in needed if not await self._once(
             (language.key, name), functools.partial(build, language, name, tree))])
-        return using(language, source, step, failed), tree
+        return failed, tree
 
     async def _once(self, key: tuple[str, int | str], build: Callable[[], None]) -> bool:
         """Whether `build` made what `key` names, building it now if nobody has (those who ask meanwhile wait)."""
