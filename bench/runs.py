@@ -15,9 +15,9 @@ spawning them (--zygote off); rounds alternate between them and the bare baselin
    of the same program with `<iostream>` only. Target: bits/stdc++.h <= 1.5x iostream.
 5. Per language: median compile and run wall time of the samples' greeter (--copies distinct copies), on the
    process backend directly.
-6. Compilers loaded ready-made (the table's `class_archive`, JVM compilers, and `compiler_snapshot`, tsc): median
-   compile wall and CPU time of distinct copies of the samples' stdin program with the compiler's class archive or
-   snapshot and without, interleaved, on the process backend directly.
+6. Compilers and runtimes loaded ready-made (the table's `class_archive`, JVM compilers, `compiler_snapshot`, tsc,
+   and `run_class_archive`, JVM runtimes): median compile (or run) wall and CPU time of distinct copies of the
+   samples' stdin program with the class archive or snapshot and without, interleaved, on the process backend.
 
 Run: python bench/runs.py [--workers N] [--rounds 2] [--programs 30] [--copies 3]
 """
@@ -211,35 +211,38 @@ async def language_section(copies: int) -> None:
         await backend.close()
 
 
-async def ready_made_compiler_section(copies: int) -> None:
+async def ready_made_section(copies: int) -> None:
     backend = ProcessBackend()
     await backend.start(1)
     samples = load_samples()
-    print(f"compilers loaded ready-made (class archive, snapshot) vs not, median of {copies} distinct stdin programs "
-          "each, interleaved")
+    print(f"compilers and runtimes loaded ready-made (class archive, snapshot) vs not, median of {copies} distinct "
+          "stdin programs each, interleaved")
     try:
         for language in LanguageTable.load():
-            if ((language.class_archive is None and language.compiler_snapshot is None)
+            step = "run" if language.run_class_archive is not None else "compile"
+            if ((step == "compile" and language.class_archive is None and language.compiler_snapshot is None)
                     or not backend.describe(language).ready):
                 continue
-            sides = {"ready-made": language,
-                     "none": dataclasses.replace(language, class_archive=None, compiler_snapshot=None)}
+            sides = {"ready-made": language, "none": dataclasses.replace(
+                language, class_archive=None, compiler_snapshot=None, run_class_archive=None)}
             wall, cpu = {name: [] for name in sides}, {name: [] for name in sides}
             for index in range(copies + 1):
                 for name in list(sides)[::1 if index % 2 else -1]:        # each side goes first in turn
                     source = language.comment.format(f"{name} {index}") + "\n" + samples[language.key].stdin.good
                     async with backend.workspace(sides[name], source, 0) as workspace:
-                        compiled = await workspace.compile(None)
-                    if compiled.status is not RunStatus.OK:
-                        raise SystemExit(f"{language.key} compile failed ({name}): {compiled}")
+                        done = await workspace.compile(None)
+                        if step == "run":
+                            done = await workspace.run(b"1 2\n", Limits(language.timeout_s, language.memory_mb), None)
+                    if done.status is not RunStatus.OK:
+                        raise SystemExit(f"{language.key} {step} failed ({name}): {done}")
                     if index:                      # the first warms caches (and builds the archive or snapshot)
-                        wall[name].append(compiled.elapsed_s)
-                        cpu[name].append(compiled.cpu_s)
+                        wall[name].append(done.elapsed_s)
+                        cpu[name].append(done.cpu_s)
             cells = []
             for label, times in (("wall", wall), ("CPU", cpu)):
                 ready_made, plain = (1e3 * statistics.median(times[name]) for name in sides)
                 cells.append(f"{label} {ready_made:5.0f} ms vs {plain:5.0f} ms: {ready_made / plain:4.2f}x")
-            print(f"  {language.key:10s} " + ";  ".join(cells))
+            print(f"  {language.key:10s} {step:7s} " + ";  ".join(cells))
     finally:
         await backend.close()
 
@@ -271,7 +274,7 @@ async def main() -> None:
         for server in servers:
             await server.stop()
     await language_section(args.copies)
-    await ready_made_compiler_section(args.copies)
+    await ready_made_section(args.copies)
 
 
 if __name__ == "__main__":
