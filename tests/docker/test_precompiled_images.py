@@ -31,7 +31,8 @@ from tests.sandboxes.test_class_archive import (
 )
 from tests.sandboxes.test_compiler_snapshot import TYPE_ERROR, without_snapshot
 from tests.sandboxes.test_precompiled import LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE, compile_and_run, showing_includes
-from tests.sandboxes.test_run_class_archive import RUN_ARCHIVED
+from tests.sandboxes.test_run_class_archive import RUN_ARCHIVED, run
+from tests.sandboxes.test_run_class_archive import assert_same as assert_same_run
 from tests.sandboxes.test_run_class_archive import logging_class_loads as logging_run_class_loads
 from tests.sandboxes.test_run_class_archive import programs as run_programs
 from tests.sandboxes.test_run_class_archive import without_archive as without_run_archive
@@ -162,12 +163,10 @@ async def test_a_jvm_run_in_a_container_maps_the_runtimes_archive(request, start
     backend = await start_backend(path, warm=1, warm_languages=[key])
     logging = logging_run_class_loads(table.resolve(key))
     strict = dataclasses.replace(logging, run=(logging.run[0], "-Xshare:on", *logging.run[1:]))
-    _, ran = await compile_and_run(backend, strict, run_programs(key)["good"], b"1 2\n")
+    ran = await run(backend, strict, run_programs(key)["good"])
     assert ran.status is RunStatus.OK and ran.stdout.count(SHARED) > 1000, ran
-    _, plain = await compile_and_run(backend, without_run_archive(logging), run_programs(key)["good"], b"1 2\n")
+    plain = await run(backend, without_run_archive(logging), run_programs(key)["good"])
     assert SHARED not in plain.stdout
-    _, got = await compile_and_run(backend, table.resolve(key), run_programs(key)["crash"], b"1 2\n")
-    _, want = await compile_and_run(backend, without_run_archive(table.resolve(key)), run_programs(key)["crash"],
-                                    b"1 2\n")
-    assert (got.status, got.exit_code, got.stdout, got.stderr) == (want.status, want.exit_code, want.stdout,
-                                                                   want.stderr)
+    crash = run_programs(key)["crash"]
+    assert_same_run(await run(backend, table.resolve(key), crash),
+                    await run(backend, without_run_archive(table.resolve(key)), crash))
