@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+import pathlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 
@@ -72,3 +73,13 @@ async def fresh_backend() -> AsyncIterator[ProcessBackend]:
         yield backend
     finally:
         await backend.close()
+
+
+async def built(backend: ProcessBackend, language: Language, name: str,
+                first_use: Callable[[], Awaitable[object]]) -> pathlib.Path:
+    """`name` in the language's tree in the backend's build directory: built by `first_use` if nothing used it yet."""
+    path = backend._precompiled.root / language.key / name
+    if not path.exists():
+        await first_use()
+    assert path.is_file(), f"no {language.key} {name} at {path}"
+    return path

@@ -19,7 +19,7 @@ from sandboxes.languages import Language, LanguageTable
 from sandboxes.precompile import ARCHIVE
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.samples import load_samples
-from tests.sandboxes.conftest import fresh_backend, ready
+from tests.sandboxes.conftest import built, fresh_backend, ready
 
 LIMITS = Limits(timeout_s=10, memory_mb=1024)
 JVM_COMPILED = ("java", "kotlin", "scala")
@@ -84,12 +84,9 @@ async def without_it(backend: ProcessBackend, language: Language, program: str,
 
 
 async def built_archive(backend: ProcessBackend, language: Language) -> pathlib.Path:
-    """The language's archive in the backend's build directory, built first if no compile has yet."""
-    path = backend._precompiled.root / language.key / ARCHIVE
-    if not path.exists():
-        await compile_and_run(backend, language, programs(language.key)["good"])
-    assert path.is_file(), f"no {language.key} archive at {path}"
-    return path
+    """The language's compiler archive, built first if no compile has yet."""
+    return await built(backend, language, ARCHIVE,
+                       lambda: compile_and_run(backend, language, programs(language.key)["good"]))
 
 
 @pytest.mark.asyncio

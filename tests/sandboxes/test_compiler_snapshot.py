@@ -18,7 +18,7 @@ import pytest
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.precompile import SNAPSHOT, build_snapshot
-from tests.sandboxes.conftest import fresh_backend, ready
+from tests.sandboxes.conftest import built, fresh_backend, ready
 from tests.sandboxes.test_class_archive import Outcome, assert_same, compile_and_run
 
 TYPE_ERROR = 'const x: number = "one";\nconsole.log(y);\n'
@@ -49,12 +49,9 @@ def with_flags(language: Language, *flags: str) -> Language:
 
 
 async def built_snapshot(backend: ProcessBackend, language: Language) -> pathlib.Path:
-    """The language's snapshot in the backend's build directory, built first if no compile has yet."""
-    path = backend._precompiled.root / language.key / SNAPSHOT
-    if not path.exists():
-        await compile_and_run(backend, language, programs(language)["good"])
-    assert path.is_file(), f"no snapshot at {path}"
-    return path
+    """The language's compiler snapshot, built first if no compile has yet."""
+    return await built(backend, language, SNAPSHOT,
+                       lambda: compile_and_run(backend, language, programs(language)["good"]))
 
 
 @contextlib.contextmanager

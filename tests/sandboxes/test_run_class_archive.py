@@ -15,7 +15,7 @@ from sandboxes.languages import Language, LanguageTable
 from sandboxes.precompile import RUN_ARCHIVE
 from sandboxes.results import Limits, RunResult
 from sandboxes.samples import load_samples
-from tests.sandboxes.conftest import fresh_backend, ready
+from tests.sandboxes.conftest import built, fresh_backend, ready
 from tests.sandboxes.test_class_archive import SHARED, archive_replaced
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
@@ -54,12 +54,8 @@ def assert_same(got: RunResult, expected: RunResult) -> None:
 
 
 async def built_archive(backend: ProcessBackend, language: Language) -> pathlib.Path:
-    """The language's runtime archive in the backend's build directory, built first if no run has yet."""
-    path = backend._precompiled.root / language.key / RUN_ARCHIVE
-    if not path.exists():
-        await run(backend, language, programs(language.key)["good"])
-    assert path.is_file(), f"no {language.key} runtime archive at {path}"
-    return path
+    """The language's runtime archive, built first if no run has yet."""
+    return await built(backend, language, RUN_ARCHIVE, lambda: run(backend, language, programs(language.key)["good"]))
 
 
 @pytest.mark.asyncio
