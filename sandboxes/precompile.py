@@ -63,8 +63,8 @@ log = logging.getLogger(__name__)
 MOUNT = "/precompiled"
 ARCHIVE = "classes.jsa"
 RUN_ARCHIVE = "run-classes.jsa"
-GREETER_INPUT = b"world\n"
 SNAPSHOT = "compiler.blob"
+GREETER_INPUT = b"world\n"          # what a run of the greeter sample reads (it prints "hello world")
 FROM_SNAPSHOT = 'test -r {blob} && exec node --snapshot-blob {blob} -- "$@"; exec "$0" "$@"'   # sh -c, argv after
 FIRST_INCLUDE = re.compile(r"\s*#\s*include\s*<([^>]+)>")
 DUMP = ("-XX:ArchiveClassesAtExit={archive}",)
@@ -73,7 +73,7 @@ VERIFY = (USE[0], "-Xshare:on")       # fails, saying why, unless the archive ma
 
 
 class BuildError(RuntimeError):
-    """A precompiled header or class archive could not be built (the message says which, and why)."""
+    """A precompiled header, class archive or snapshot could not be built (the message says which, and why)."""
 
 
 def fitting_prefix(language: Language, source: str) -> int | None:
