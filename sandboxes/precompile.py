@@ -51,12 +51,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from sandboxes.languages import SNAPSHOT_SCRIPTS, Language
 from sandboxes.policy import Step, compile_step, run_step
 from sandboxes.results import Limits
-from sandboxes.samples import load_samples
+from sandboxes.samples import SAMPLES_DIR, load_samples
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,7 @@ ARCHIVE = "classes.jsa"
 RUN_ARCHIVE = "run-classes.jsa"
 SNAPSHOT = "compiler.blob"
 GREETER_INPUT = b"world\n"          # what a run of the greeter sample reads (it prints "hello world")
+Stage = tuple[str, Sequence[str], Step, bytes]   # a build's step: its name in errors, argv, the step it runs as, stdin
 FROM_SNAPSHOT = 'test -r {blob} && exec node --snapshot-blob {blob} -- "$@"; exec "$0" "$@"'   # sh -c, argv after
 FIRST_INCLUDE = re.compile(r"\s*#\s*include\s*<([^>]+)>")
 DUMP = ("-XX:ArchiveClassesAtExit={archive}",)
@@ -83,25 +84,38 @@ def fitting_prefix(language: Language, source: str) -> int | None:
     return max(fitting, key=lambda index: len(prefixes[index]), default=None)
 
 
-def using(language: Language, source: str, step: Step, failed: frozenset[str] = frozenset()) -> Step:
-    """The compile step of `source` as it runs with the language's tree at MOUNT: the directory of its fitting prefix
-    first on the include path, the class archive mapped, the compiler started from its snapshot (less what `failed`
-    names, ARCHIVE or SNAPSHOT: its build failed, compile without)."""
-    argv = step.argv
+def compile_uses(language: Language, source: str) -> list[int | str]:
+    """What of the language's tree a compile of `source` uses, each as the name `build` takes: the directory of the
+    longest prefix it starts with, the compiler's class archive, the compiler's snapshot."""
     index = fitting_prefix(language, source)
-    if index is not None:
-        argv = (argv[0], f"-I{MOUNT}/{index}", *argv[1:])
-    if language.class_archive is not None and ARCHIVE not in failed:
-        argv = _with_jvm_flags(language.class_archive, argv, USE, f"{MOUNT}/{ARCHIVE}")
-    if language.compiler_snapshot is not None and SNAPSHOT not in failed:
-        argv = _from_snapshot(argv, f"{MOUNT}/{SNAPSHOT}")
+    return [*([index] if index is not None else []), *([ARCHIVE] if language.class_archive is not None else []),
+            *([SNAPSHOT] if language.compiler_snapshot is not None else [])]
+
+
+def run_uses(language: Language) -> list[str]:
+    """What of the language's tree a run uses: the runtime's class archive."""
+    return [RUN_ARCHIVE] if language.run_class_archive is not None else []
+
+
+def using(language: Language, source: str, step: Step, failed: frozenset[str] = frozenset()) -> Step:
+    """The compile step of `source` as it runs with the language's tree at MOUNT (`compile_uses`, less what `failed`
+    names, ARCHIVE or SNAPSHOT: its build failed, compile without): the directory of its fitting prefix first on the
+    include path, the class archive mapped, the compiler started from its snapshot."""
+    argv = step.argv
+    for name in compile_uses(language, source):
+        if name == ARCHIVE and name not in failed:
+            argv = _with_jvm_flags(language.class_archive, argv, USE, f"{MOUNT}/{ARCHIVE}")
+        elif name == SNAPSHOT and name not in failed:
+            argv = _from_snapshot(argv, f"{MOUNT}/{SNAPSHOT}")
+        elif isinstance(name, int):
+            argv = (argv[0], f"-I{MOUNT}/{name}", *argv[1:])
     return dataclasses.replace(step, argv=argv)
 
 
 def running(language: Language, step: Step, failed: frozenset[str] = frozenset()) -> Step:
-    """A run step as it runs with the language's tree at MOUNT: the runtime's class archive mapped (less if `failed`
-    names RUN_ARCHIVE: its build failed, run without)."""
-    if language.run_class_archive is None or RUN_ARCHIVE in failed:
+    """A run step as it runs with the language's tree at MOUNT (`run_uses`, less RUN_ARCHIVE if `failed` names it:
+    its build failed, run without): the runtime's class archive mapped."""
+    if RUN_ARCHIVE not in run_uses(language) or RUN_ARCHIVE in failed:
         return step
     return dataclasses.replace(step, argv=_with_jvm_flags(language.run_class_archive, step.argv, USE,
                                                           f"{MOUNT}/{RUN_ARCHIVE}"))
@@ -112,8 +126,15 @@ def artifacts(language: Language) -> list[int | str]:
     compiler's class archive, its compiler snapshot, its runtime's class archive."""
     prefixes = language.precompile.prefixes if language.precompile is not None else ()
     return [*range(len(prefixes)), *([ARCHIVE] if language.class_archive is not None else []),
-            *([SNAPSHOT] if language.compiler_snapshot is not None else []),
-            *([RUN_ARCHIVE] if language.run_class_archive is not None else [])]
+            *([SNAPSHOT] if language.compiler_snapshot is not None else []), *run_uses(language)]
+
+
+def inputs(language: Language) -> list[pathlib.Path]:
+    """The project's files, beyond its modules, that building the language's tree reads: the samples file whose
+    greeter the archives and the snapshot are built from, and the snapshot's script."""
+    from_greeter = {ARCHIVE, SNAPSHOT, RUN_ARCHIVE} & set(artifacts(language))
+    return [*([SAMPLES_DIR / f"{language.key}.toml"] if from_greeter else []),
+            *([SNAPSHOT_SCRIPTS / language.compiler_snapshot] if language.compiler_snapshot is not None else [])]
 
 
 def build(language: Language, name: int | str, tree: pathlib.Path) -> None:
@@ -142,7 +163,7 @@ def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
         source.write_text(prefix)
         values = {"source": source.name, "output": f"{header}.gch"}
         failure = _run([part.format_map(values) for part in language.precompile.command], work,
-                       compile_step(language, prefix))
+                       compile_step(language, prefix), b"")
         if failure is not None:
             raise BuildError(f"{language.key}: precompiling {prefix!r} failed: {failure}")
         source.unlink()
@@ -154,64 +175,61 @@ def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
 def build_archive(language: Language, tree: pathlib.Path) -> None:
     """Dump the compiler's classes into `tree`/ARCHIVE by a compile of the language's greeter sample, kept only if a
     compile with it under -Xshare:on succeeds."""
-    program = _greeter(language)
-    step = compile_step(language, program)
-    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
-        archive = pathlib.Path(scratch, ARCHIVE)
-        compiling = pathlib.Path(scratch, "compile")
-        compiling.mkdir()
-        (compiling / language.source_name(program)).write_text(program)
-        for flags in (DUMP, VERIFY):
-            failure = _run(_with_jvm_flags(language.class_archive, step.argv, flags, str(archive)), compiling, step)
-            if failure is not None:
-                raise BuildError(f"{language.key}: the compiler's class archive failed ({flags[0]}): {failure}")
-        _publish(archive, tree / ARCHIVE)
-    log.info("%s: the compiler's classes archived in %s", language.key, tree / ARCHIVE)
+    _build_from_greeter(language, tree, ARCHIVE, "the compiler's class archive", lambda program, archive: _dumped(
+        language.class_archive, compile_step(language, program), archive, b""))
 
 
 def build_run_archive(language: Language, tree: pathlib.Path) -> None:
     """Dump the runtime's classes into `tree`/RUN_ARCHIVE by a run of the language's greeter sample (compiled first if
     the language compiles), kept only if a run with it under -Xshare:on succeeds."""
-    program = _greeter(language)
-    built = compile_step(language, program)
-    run = run_step(language, program, Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb))
-    with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
-        archive = pathlib.Path(scratch, RUN_ARCHIVE)
-        running_dir = pathlib.Path(scratch, "run")
-        running_dir.mkdir()
-        (running_dir / language.source_name(program)).write_text(program)
-        failure = None if built is None else _run(built.argv, running_dir, built)
-        for flags in (DUMP, VERIFY):
-            failure = failure or _run(_with_jvm_flags(language.run_class_archive, run.argv, flags, str(archive)),
-                                      running_dir, run, GREETER_INPUT)
-            if failure is not None:
-                raise BuildError(f"{language.key}: the runtime's class archive failed ({flags[0]}): {failure}")
-        _publish(archive, tree / RUN_ARCHIVE)
-    log.info("%s: the runtime's classes archived in %s", language.key, tree / RUN_ARCHIVE)
+
+    def stages(program: str, archive: str) -> list[Stage]:
+        compiling = compile_step(language, program)
+        run = run_step(language, program, Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb))
+        return [*([("compile", compiling.argv, compiling, b"")] if compiling is not None else []),
+                *_dumped(language.run_class_archive, run, archive, GREETER_INPUT)]
+
+    _build_from_greeter(language, tree, RUN_ARCHIVE, "the runtime's class archive", stages)
 
 
 def build_snapshot(language: Language, tree: pathlib.Path) -> None:
     """Save the compiler, warmed by a compile of the language's greeter sample, as a startup snapshot in
     `tree`/SNAPSHOT, kept only if a compile of the sample from it succeeds."""
+
+    def stages(program: str, snapshot: str) -> list[Stage]:
+        step = compile_step(language, program)
+        compiler = shutil.which(step.argv[0], path=step.env.get("PATH"))
+        if compiler is None:
+            raise BuildError(f"{language.key}: no {step.argv[0]} to snapshot")
+        script = SNAPSHOT_SCRIPTS / language.compiler_snapshot
+        return [("build", ("node", "--snapshot-blob", snapshot, "--build-snapshot", str(script), compiler,
+                           *step.argv[1:]), step, b""),
+                ("check", _from_snapshot(step.argv, snapshot), step, b"")]
+
+    _build_from_greeter(language, tree, SNAPSHOT, "the compiler's snapshot", stages)
+
+
+def _dumped(template: str, step: Step, archive: str, stdin: bytes) -> list[Stage]:
+    """The step's JVM dumping its classes into `archive`, then running with them under -Xshare:on."""
+    return [(flags[0], _with_jvm_flags(template, step.argv, flags, archive), step, stdin) for flags in (DUMP, VERIFY)]
+
+
+def _build_from_greeter(language: Language, tree: pathlib.Path, name: str, what: str,
+                        stages: Callable[[str, str], list[Stage]]) -> None:
+    """Build `name` (`what`) into `tree`: `stages(program, output)` run in turn, in one scratch directory holding the
+    language's greeter sample, and make `output` there; each must succeed."""
     program = _greeter(language)
-    step = compile_step(language, program)
-    compiler = shutil.which(step.argv[0], path=step.env.get("PATH"))
-    if compiler is None:
-        raise BuildError(f"{language.key}: no {step.argv[0]} to snapshot")
-    script = SNAPSHOT_SCRIPTS / language.compiler_snapshot
     with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
-        snapshot = pathlib.Path(scratch, SNAPSHOT)
-        for stage, argv in (("build", ("node", "--snapshot-blob", str(snapshot), "--build-snapshot", str(script),
-                                       compiler, *step.argv[1:])),
-                            ("check", _from_snapshot(step.argv, str(snapshot)))):
-            compiling = pathlib.Path(scratch, stage)
-            compiling.mkdir()
-            (compiling / language.source_name(program)).write_text(program)
-            failure = _run(argv, compiling, step)
+        output = pathlib.Path(scratch, name)
+        work = pathlib.Path(scratch, "work")
+        work.mkdir()
+        (work / language.source_name(program)).write_text(program)
+        for label, argv, step, stdin in stages(program, str(output)):
+            failure = _run(argv, work, step, stdin)
             if failure is not None:
-                raise BuildError(f"{language.key}: the compiler's snapshot failed ({stage}): {failure}")
-        _publish(snapshot, tree / SNAPSHOT)
-    log.info("%s: the compiler's snapshot saved in %s", language.key, tree / SNAPSHOT)
+                raise BuildError(f"{language.key}: {what} failed ({label}): {failure}")
+        _publish(output, tree / name)
+    log.info("%s: %s built in %s", language.key, what, tree / name)
 
 
 def _greeter(language: Language) -> str:
@@ -233,7 +251,7 @@ def _with_jvm_flags(template: str, argv: Sequence[str], flags: Sequence[str], ar
     return (argv[0], *(template.format(flag.format(archive=archive)) for flag in flags), *argv[1:])
 
 
-def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step, stdin: bytes = b"") -> str | None:
+def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step, stdin: bytes) -> str | None:
     """Run a build command in `cwd` with the step's environment and wall-clock limit; None, or why it failed (the end
     of its output)."""
     try:

@@ -6,10 +6,10 @@ user on it; `language/` is the one thin recipe of every language the table gives
 its pinned Debian packages (the table's `packages`, also what setup.sh installs on a host) and its `setup`
 step, topped by the runner, the sandboxes modules it imports (BAKED_MODULES), the language's table entry
 (language.json), so the runner can also serve the Agnostics protocol alone, and what its precompiled tree is built
-from as root by the recipe (precompiled.py): its samples file and compiler snapshot script, if it needs them. `release/`
-is the same for a toolchain Debian lacks, plus its official release tarball, fetched here once (cached by
-checksum) and checked against the table's sha256. Push to the registry gives the manifest digest that the lock
-pins. Languages build a few at a time: apt's downloads then overlap another build's unpacking.
+from as root by the recipe (precompiled.py): its samples file and compiler snapshot script, if it needs them
+(precompile.inputs). `release/` is the same for a toolchain Debian lacks, plus its official release tarball, fetched
+here once (cached by checksum) and checked against the table's sha256. Push to the registry gives the manifest
+digest that the lock pins. Languages build a few at a time: apt's downloads then overlap another build's unpacking.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import docker.errors
 from sandboxes.backends.docker.engine import CACHE_DIR
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import BAKED_MODULES, SANDBOX_USER, WORKDIR, runner_spec
-from sandboxes.languages import SNAPSHOT_SCRIPTS, Language, LanguageTable, Release
-from sandboxes.samples import SAMPLES_DIR
+from sandboxes.languages import Language, LanguageTable, Release
+from sandboxes.precompile import inputs
 
 log = logging.getLogger(__name__)
 
@@ -187,15 +187,10 @@ def build_language(client: docker.DockerClient, language: Language, registry: st
         if tarball:
             shutil.copy(tarball, context / "release.tar.gz")
         shutil.copy(RUNNER, context / "runner.py")
-        for module in BAKED_MODULES:
-            (context / module).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(PROJECT_ROOT / module, context / module)
+        for path in (*(PROJECT_ROOT / module for module in BAKED_MODULES), *inputs(language)):
+            (context / path.relative_to(PROJECT_ROOT)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, context / path.relative_to(PROJECT_ROOT))
         (context / "language.json").write_text(language_json(language))
-        if any((language.class_archive, language.run_class_archive, language.compiler_snapshot)):   # from the greeter
-            shutil.copy(SAMPLES_DIR / f"{language.key}.toml", context / "sandboxes/samples")
-        if language.compiler_snapshot is not None:
-            (context / "sandboxes/snapshots").mkdir()
-            shutil.copy(SNAPSHOT_SCRIPTS / language.compiler_snapshot, context / "sandboxes/snapshots")
         log.info("building %s", repository)
         build(client, context, f"{repository}:{IMAGE_TAG}", buildargs)
     digest = push(client, repository)

@@ -17,17 +17,7 @@ from collections.abc import Callable
 
 from sandboxes.languages import Language
 from sandboxes.policy import Step
-from sandboxes.precompile import (
-    ARCHIVE,
-    RUN_ARCHIVE,
-    SNAPSHOT,
-    BuildError,
-    artifacts,
-    build,
-    fitting_prefix,
-    running,
-    using,
-)
+from sandboxes.precompile import BuildError, build, compile_uses, run_uses, running, using
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +33,12 @@ class Precompiled:
     async def prepare(self, language: Language, source: str, step: Step) -> tuple[Step, pathlib.Path | None]:
         """The compile step of `source` as it runs here, and the language's tree to bind at MOUNT (None: it has
         none)."""
-        index = fitting_prefix(language, source)
-        needed = [name for name in artifacts(language) if name == index or name in (ARCHIVE, SNAPSHOT)]
-        failed, tree = await self._tree(language, needed)
+        failed, tree = await self._tree(language, compile_uses(language, source))
         return using(language, source, step, failed), tree
 
     async def prepare_run(self, language: Language, step: Step) -> tuple[Step, pathlib.Path | None]:
         """A run step as it runs here, and the language's tree to bind at MOUNT (None: its runs need none)."""
-        failed, tree = await self._tree(language, [RUN_ARCHIVE] if language.run_class_archive is not None else [])
+        failed, tree = await self._tree(language, run_uses(language))
         return running(language, step, failed), tree
 
     async def _tree(self, language: Language, needed: list[int | str]) -> tuple[frozenset[str], pathlib.Path | None]:
