@@ -31,7 +31,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sandboxes.backends.process.backend import ProcessBackend  # noqa: E402
-from sandboxes.backends.process.cgroups import SlotCgroup  # noqa: E402
+from sandboxes.backends.process.cgroup_v1 import SlotCgroup  # noqa: E402
 from sandboxes.languages import LanguageTable  # noqa: E402
 from sandboxes.policy import wall_backstop_s  # noqa: E402
 from sandboxes.pool import SandboxPool  # noqa: E402
@@ -127,10 +127,10 @@ def join_cost(calls: int) -> float:
 
 async def bookkeeping(pool: SandboxPool, calls: int) -> tuple[float, float, float]:
     """CPU seconds per run of: the two extra cgroup joins, the two counter reads, arming and cancelling the watch."""
-    cgroup = pool.backend._slots[0].cgroup
+    cgroup = pool.backend._slots[0].limits
     loop = asyncio.get_running_loop()
     joins = join_cost(calls)
-    reads = 2 * per_call_cpu(cgroup.cpu_ns, calls)
+    reads = 2 * per_call_cpu(cgroup.cpu_total_ns, calls)
     timer = per_call_cpu(lambda: loop.call_later(1.0, lambda: None).cancel(), calls)
     return joins, reads, timer
 

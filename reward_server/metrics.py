@@ -55,6 +55,8 @@ class ServerMetrics:
         self.pool_busy = Gauge("reward_pool_busy", "Sandbox slots running a candidate", registry=r)
         self.pool_idle = Gauge("reward_pool_idle", "Sandbox slots free", registry=r)
         self.cache = Counter("reward_cache_lookups", "Result cache lookups", ["outcome"], registry=r)
+        self.sandbox_limits = Gauge("reward_sandbox_limits", "How the sandboxes' limits are enforced (1 on the mode "
+                                    "in use: cgroup-v2, cgroup-v1, rlimit, docker)", ["mode"], registry=r)
         self._server: WSGIServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -93,6 +95,9 @@ class ServerMetrics:
         self.pool_busy.set_function(lambda: stats().busy)
         self.pool_idle.set_function(lambda: stats().slots - stats().busy)
         self.queue_depth.set_function(lambda: stats().queued)
+
+    def limits_mode(self, mode: str) -> None:
+        self.sandbox_limits.labels(mode).set(1)
 
     def cache_lookup(self, hit: bool) -> None:
         self.cache.labels("hit" if hit else "miss").inc()

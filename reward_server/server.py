@@ -82,6 +82,7 @@ class RewardServer:
         credentials = self.config.security.server_credentials()
         tokens = read_tokens(self.config.auth_token_file) if self.config.auth_token_file else None
         await self.pool.start()
+        self.metrics.limits_mode(self.pool.backend.limits().mode)
         try:
             return await self._serve(credentials, tokens)
         except BaseException:
@@ -96,7 +97,7 @@ class RewardServer:
             ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_S * 1000),
         ])
         reward_pb2_grpc.add_RewardServiceServicer_to_server(
-            RewardService(self.table, self.grader, self.pool.backend.name, self.metrics,
+            RewardService(self.table, self.grader, self.pool.backend, self.metrics,
                           ResultCache(self.config.cache_size)), self.server)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         health_name = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
@@ -112,8 +113,8 @@ class RewardServer:
         if self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
         await self._set_health(health_pb2.HealthCheckResponse.SERVING)
-        log.info("serving on %s:%d backend=%s slots=%d", self.config.host, self.port, self.pool.backend.name,
-                 self.pool.scheduler.slots)
+        log.info("serving on %s:%d backend=%s limits=%s slots=%d", self.config.host, self.port,
+                 self.pool.backend.name, self.pool.backend.limits().mode, self.pool.scheduler.slots)
         return self.port
 
     async def stop(self) -> None:

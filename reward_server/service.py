@@ -23,6 +23,7 @@ from reward_server.pb import reward_pb2, reward_pb2_grpc
 from reward_server.result_cache import ResultCache, task_key
 from reward_server.validation import InvalidRequest, validate_request
 from reward_server.verdicts import Verdict
+from sandboxes.backend import Backend
 from sandboxes.languages import LanguageTable, UnknownLanguage
 
 log = logging.getLogger(__name__)
@@ -85,12 +86,12 @@ def result_message(index: int, candidate_id: str, verdict: Verdict, *, detail: s
 
 
 class RewardService(reward_pb2_grpc.RewardServiceServicer):
-    def __init__(self, table: LanguageTable, grader: CodeGrader, backend_name: str, metrics: ServerMetrics,
+    def __init__(self, table: LanguageTable, grader: CodeGrader, backend: Backend, metrics: ServerMetrics,
                  cache: ResultCache) -> None:
         self.table = table
         self.cache = cache
         self.grader = grader
-        self.backend_name = backend_name
+        self.backend = backend
         self.metrics = metrics
 
     def _language_label(self, name: str) -> str:
@@ -126,7 +127,9 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                 key=language.key, aliases=language.aliases, version=info.version, sandbox=info.sandbox_id,
                 ready=info.ready and info.pinned,
                 reason=info.reason or ("" if info.pinned else "no pinned image digest")))
-        return reward_pb2.ListLanguagesResponse(backend=self.backend_name, languages=languages)
+        limits = self.backend.limits()
+        return reward_pb2.ListLanguagesResponse(backend=self.backend.name, languages=languages, limits=limits.mode,
+                                                weaker_limits=limits.weaker)
 
     @contextlib.asynccontextmanager
     async def _batch(self, request: reward_pb2.ScoreRequest, context: grpc.aio.ServicerContext, method: str

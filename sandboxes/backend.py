@@ -25,6 +25,14 @@ class SandboxInfo:
     pinned: bool = True  # False: docker backend has no digest for this language (INFRA_UNPINNED_LANGUAGE)
 
 
+@dataclasses.dataclass(frozen=True)
+class LimitsInfo:
+    """How a started backend enforces its limits, as clients see it (ListLanguages)."""
+
+    mode: str                        # "cgroup-v2", "cgroup-v1", "rlimit" or "docker"
+    weaker: tuple[str, ...] = ()     # the guarantees this mode does not give (docs/guards.md)
+
+
 class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
@@ -55,6 +63,9 @@ class Backend(Protocol):
 
     async def start(self, slots: int) -> None:
         """Prepare per-slot resources (cgroups, uids, warm containers). Raises SandboxError."""
+
+    def limits(self) -> LimitsInfo:
+        """How the limits are enforced, once started."""
 
     async def close(self) -> None:
         """Release every resource; no process or container is left behind."""

@@ -224,9 +224,13 @@ class Language(_message.Message):
     def __init__(self, key: _Optional[str] = ..., aliases: _Optional[_Iterable[str]] = ..., version: _Optional[str] = ..., sandbox: _Optional[str] = ..., ready: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class ListLanguagesResponse(_message.Message):
-    __slots__ = ("backend", "languages")
+    __slots__ = ("backend", "languages", "limits", "weaker_limits")
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    WEAKER_LIMITS_FIELD_NUMBER: _ClassVar[int]
     backend: str
     languages: _containers.RepeatedCompositeFieldContainer[Language]
-    def __init__(self, backend: _Optional[str] = ..., languages: _Optional[_Iterable[_Union[Language, _Mapping]]] = ...) -> None: ...
+    limits: str
+    weaker_limits: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, backend: _Optional[str] = ..., languages: _Optional[_Iterable[_Union[Language, _Mapping]]] = ..., limits: _Optional[str] = ..., weaker_limits: _Optional[_Iterable[str]] = ...) -> None: ...

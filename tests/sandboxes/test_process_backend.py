@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import os
 import pathlib
 import shutil
@@ -14,9 +15,10 @@ import time
 import pytest
 
 from sandboxes.backend import SandboxError
+from sandboxes.backends.process import cgroup_v1, cgroup_v2
 from sandboxes.backends.process.backend import FIXED_PATH, ProcessBackend
-from sandboxes.backends.process.cgroups import CONTROLLERS, own_group
 from sandboxes.backends.process.instances import reap_dead_instances
+from sandboxes.backends.process.limits import LimitsError
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunResult, RunStatus
 
@@ -49,9 +51,9 @@ async def compile_and_run(backend: ProcessBackend, language: Language, source: s
 
 def assert_slot_empty(backend: ProcessBackend, slot: int) -> None:
     """Nothing of a run is left: the slot holds its residents (its zygotes' processes) only, none when spawning."""
-    cgroup, resident = backend._slots[slot].cgroup, backend._slots[slot].resident_pids
-    assert sorted(cgroup.members()) == sorted(resident)
-    assert int((cgroup.pids / "pids.current").read_text()) == len(resident)
+    limits, resident = backend._slots[slot].limits, backend._slots[slot].resident_pids
+    assert sorted(limits.members()) == sorted(resident)
+    assert limits.tasks() == len(resident)
 
 
 @pytest.mark.asyncio
@@ -407,7 +409,18 @@ def test_a_killed_server_takes_its_sandboxes_along_and_the_next_start_cleans_up(
     assert [pid for pid in sandboxed if os.path.exists(f"/proc/{pid}")] == []
     reap_dead_instances()
     assert not root.exists() and not pathlib.Path(f"{root}.lock").exists()
-    assert not [c for c in CONTROLLERS if (own_group(c) / root.name).exists()]
+    assert not _instance_groups(root.name)
+
+
+def _instance_groups(name: str) -> list[pathlib.Path]:
+    """The cgroups named after an instance, in whichever hierarchy this host has."""
+    found = []
+    for controller in cgroup_v1.CONTROLLERS:
+        with contextlib.suppress(LimitsError):
+            found.append(cgroup_v1.own_group(controller) / name)
+    with contextlib.suppress(LimitsError):
+        found.append(cgroup_v2.base_group() / name)
+    return [path for path in found if path.exists()]
 
 
 def _processes_of(uid: int) -> list[str]:

@@ -34,7 +34,7 @@ import docker.errors
 import requests.exceptions
 from docker.types import LogConfig
 
-from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, workspace_files
 from sandboxes.backends.docker import RECYCLE_AFTER, WARM
 from sandboxes.backends.docker.channel import Channel, ChannelError
 from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
@@ -143,6 +143,10 @@ class DockerBackend:
         if language.key not in self._info:
             self._info[language.key] = self._describe(language)
         return self._info[language.key]
+
+    def limits(self) -> LimitsInfo:
+        """Each container's own cgroup, made by the engine: every guarantee of the process backend's cgroup modes."""
+        return LimitsInfo("docker")
 
     async def start(self, slots: int) -> None:
         self.client = await asyncio.to_thread(self._connect)

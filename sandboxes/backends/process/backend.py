@@ -54,10 +54,11 @@ import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from sandboxes import guards
-from sandboxes.backend import SandboxError, SandboxInfo, workspace_files
-from sandboxes.backends.process.cgroups import CgroupError, SlotCgroup, weigh_instance
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, workspace_files
 from sandboxes.backends.process.child import EXTRA_FD, Child
+from sandboxes.backends.process.host import choose
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
+from sandboxes.backends.process.limits import RLIMITS, LimitsError, Mechanism, RunMeter, SlotLimits, Usage
 from sandboxes.backends.process.precompiled import Precompiled
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, SCRIPT_DIR, Answer, Zygote
@@ -127,7 +128,7 @@ class _Slot:
     uid: int
     uid_lock: int               # fd holding the flock that reserves `uid` for this process
     root: pathlib.Path          # this slot's tmpfs
-    cgroup: SlotCgroup
+    limits: SlotLimits
     busy: bool = False
     zygotes: dict[str, Zygote] = dataclasses.field(default_factory=dict)    # by language key
 
@@ -143,17 +144,16 @@ class _Slot:
     def strangers(self) -> list[int]:
         """The processes in the slot's groups that are not its residents (none, between runs)."""
         try:
-            return [pid for pid in self.cgroup.members() if pid not in self.resident_pids]
+            return [pid for pid in self.limits.members() if pid not in self.resident_pids]
         except OSError:
             return []
 
 
 class _CpuWatch:
-    """Stops a run once its processes together have spent the step's CPU budget."""
+    """Stops a run once its processes together have spent the step's CPU budget (where cgroups count it live)."""
 
-    def __init__(self, cgroup: SlotCgroup, before_ns: int, budget_s: float, streams: RunStreams) -> None:
-        self.cgroup = cgroup
-        self.before_ns = before_ns
+    def __init__(self, meter: RunMeter, budget_s: float, streams: RunStreams) -> None:
+        self.meter = meter
         self.budget_s = budget_s
         self.streams = streams
         self.loop = asyncio.get_running_loop()
@@ -161,9 +161,9 @@ class _CpuWatch:
 
     def _check(self) -> None:
         try:
-            left = self.budget_s - (self.cgroup.cpu_ns() - self.before_ns) / _NS
+            left = self.budget_s - self.meter.cpu_ns() / _NS
         except OSError as e:  # the reading after the run reports it as a sandbox error
-            log.error("cannot read %s: %s", self.cgroup.cpuacct, e)
+            log.error("cannot read the CPU counter: %s", e)
             return
         if left < 0:
             self.streams.stop("cpu")
@@ -179,9 +179,11 @@ class ProcessBackend:
 
     name = "process"
 
-    def __init__(self, base_uid: int = BASE_UID, zygote: bool = True) -> None:
+    def __init__(self, base_uid: int = BASE_UID, zygote: bool = True, limits: str = "auto") -> None:
         self.base_uid = base_uid
         self.zygote = zygote
+        self.limits_choice = limits
+        self.mechanism: Mechanism | None = None
         self._precompiled: Precompiled | None = None
         self._infos: dict[str, SandboxInfo] = {}
         self._slots: list[_Slot] = []
@@ -233,6 +235,11 @@ class ProcessBackend:
 
     # --- lifecycle --------------------------------------------------------------------------------
 
+    def limits(self) -> LimitsInfo:
+        if self.mechanism is None:
+            raise SandboxError("the process backend is not started")
+        return LimitsInfo(self.mechanism.name, self.mechanism.weaker)
+
     async def start(self, slots: int) -> None:
         if os.geteuid() != 0:
             raise SandboxError("the process backend must run as root: it runs each slot as its own uid")
@@ -245,6 +252,7 @@ class ProcessBackend:
         self._instance = InstanceDir()
         self._root = self._instance.path
         try:
+            self.mechanism = choose(self.limits_choice, self._root.name)
             self._tools["launcher"], self._tools["run-init"] = await asyncio.gather(
                 self._build(LAUNCHER_SOURCE, "launcher", 0o700),
                 self._build(RUN_INIT_SOURCE, "run-init", 0o755, "-nostdlib", "-fno-stack-protector"))
@@ -254,9 +262,9 @@ class ProcessBackend:
             self._precompiled = Precompiled(self._root / "precompiled")
             for index in range(slots):
                 self._slots.append(await self._make_slot(index))
-            weigh_instance(self._root.name, slots)
+            self.mechanism.finish_start(slots)
             await self._smoke_test()
-        except (CgroupError, OSError) as e:
+        except (LimitsError, OSError) as e:
             await self.close()
             raise SandboxError(f"process backend cannot start: {e}") from e
         except SandboxError:
@@ -278,8 +286,8 @@ class ProcessBackend:
     async def _make_slot(self, index: int) -> _Slot:
         uid, uid_lock = self._claim_uid()
         try:
-            cgroup = SlotCgroup.create(self._root.name, f"slot{index}")
-        except CgroupError:
+            limits = self.mechanism.slot(index)
+        except LimitsError:
             os.close(uid_lock)
             raise
         root = self._root / f"slot{index}"
@@ -290,10 +298,10 @@ class ProcessBackend:
         _, err = await mount.communicate()
         if mount.returncode != 0:
             root.rmdir()
-            cgroup.remove()
+            limits.remove()
             os.close(uid_lock)
             raise SandboxError(f"cannot mount a tmpfs on {root}: {err.decode(errors='replace').strip()}")
-        return _Slot(index, uid, uid_lock, root, cgroup)
+        return _Slot(index, uid, uid_lock, root, limits)
 
     def _claim_uid(self) -> tuple[int, int]:
         """The first uid from base_uid up that no other process holds (a flock, released if we die)."""
@@ -331,12 +339,15 @@ class ProcessBackend:
                 await zygote.close()
             slot.zygotes.clear()
             try:
-                slot.cgroup.remove()
-            except CgroupError as e:
+                slot.limits.remove()
+            except LimitsError as e:
                 log.error("slot %d: %s", slot.index, e)
             await _umount(slot.root)
             os.close(slot.uid_lock)
         self._slots = []
+        if self.mechanism is not None:
+            self.mechanism.close()
+            self.mechanism = None
         if self._instance is not None:
             for name in ("launcher", "run-init", "zygote.py"):
                 (self._root / name).unlink(missing_ok=True)
@@ -365,7 +376,7 @@ class ProcessBackend:
             yield ProcessWorkspace(self, language, source, state, path)
         finally:
             try:
-                if state.cgroup.tasks() > len(state.resident_pids):
+                if state.limits.tasks() > len(state.resident_pids):
                     await _sweep(state)
             finally:
                 try:
@@ -424,16 +435,16 @@ class ProcessBackend:
         try:
             try:
                 ours = len(slot.resident_pids) + (_RUN_INIT if zygote else _OUR_PROCESSES)
-                slot.cgroup.set_limits((limits.memory_mb << 20) + slot.resident_bytes, limits.max_processes + ours)
-                ooms_before = slot.cgroup.oom_kills()
-                cpu_before = slot.cgroup.cpu_ns()
-                memory_before = slot.cgroup.reset_peak()
-            except (CgroupError, OSError) as e:
-                return _sandbox_error(f"cgroup: {e}", loop.time() - started)
+                slot.limits.set_limits((limits.memory_mb << 20) + slot.resident_bytes, limits.max_processes + ours)
+                meter = slot.limits.begin()
+            except (LimitsError, OSError) as e:
+                streams.close()
+                return _sandbox_error(f"limits: {e}", loop.time() - started)
             try:
-                run = (_Forked(slot, path, step, streams, zygote) if zygote is not None
-                       else _Spawned(slot, self._command(slot, path, step, precompiled), step, streams))
+                run = (_Forked(slot, path, step, streams, zygote, meter, self._data_limit(step)) if zygote is not None
+                       else _Spawned(slot, self._command(slot, path, step, precompiled, meter), step, streams))
             except OSError as e:
+                meter.close()
                 if zygote is not None:     # it is gone: replace it and run again
                     log.warning("slot %d: cannot hand the zygote a run: %s", slot.index, e)
                     zygote.kill()
@@ -444,8 +455,8 @@ class ProcessBackend:
             if streams.stop_reason is not None:  # cancelled while spawning
                 run.stop()
             timer = loop.call_later(budget, streams.stop, cut_by)
-            watch = None if step.cpu_budget_s is None else _CpuWatch(slot.cgroup, cpu_before, step.cpu_budget_s,
-                                                                     streams)
+            live = step.cpu_budget_s is not None and meter.cpu_ns() is not None
+            watch = _CpuWatch(meter, step.cpu_budget_s, streams) if live else None
             try:
                 ended = await run.finished()
                 streams.ended = True
@@ -457,31 +468,36 @@ class ProcessBackend:
             streams.close()
         elapsed = loop.time() - started
         try:
-            oomed = slot.cgroup.oom_kills() > ooms_before
-            if slot.cgroup.tasks() > len(slot.resident_pids):
+            if slot.limits.tasks() > len(slot.resident_pids):
                 await _sweep(slot)
-            cpu_s = (slot.cgroup.cpu_ns() - cpu_before) / _NS
-            peak_bytes = max(0, slot.cgroup.peak_bytes() - memory_before)
-        except (CgroupError, OSError) as e:
-            return _sandbox_error(f"cgroup: {e}", elapsed)
+            measured = meter.finish(run.usage)
+        except (LimitsError, OSError) as e:
+            return _sandbox_error(f"limits: {e}", elapsed)
+        finally:
+            meter.close()
         if ended is None:          # the zygote died
-            if streams.stop_reason is None and not oomed:
+            if streams.stop_reason is None and not measured.oom_killed:
                 return None
             ended = (None, "the zygote died")
         exit_code, failure = ended
-        ending = _ending(streams.stop_reason, oomed, exit_code, failure, path, limits, cpu_s, peak_bytes)
+        ending = _ending(streams.stop_reason, measured.oom_killed, exit_code, failure, path, limits, measured.cpu_s,
+                         measured.peak_bytes)
         return ending, exit_code, elapsed
 
-    def _command(self, slot: _Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None) -> list[str]:
+    def _data_limit(self, step: Step) -> int | None:
+        """RLIMIT_DATA: the step's memory limit where rlimits are all there is (rlimit_slots.py), else none."""
+        return (step.limits.memory_mb << 20) if self.mechanism.name == "rlimit" else None
+
+    def _command(self, slot: _Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None,
+                 meter: RunMeter) -> list[str]:
         limits = step.limits
-        cpu = "unlimited" if step.cpu_rlimit_s is None else str(step.cpu_rlimit_s)
-        address_space_bytes = "unlimited" if step.address_space_bytes is None else str(step.address_space_bytes)
         processes = limits.max_processes + _OUR_PROCESSES + len(slot.resident_pids)
         headers = ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT] if precompiled is not None else []
         return [
-            self._tools["launcher"], *slot.cgroup.procs_files, "--",
-            cpu, str(limits.max_file_bytes), str(limits.max_open_files), str(processes),
-            address_space_bytes, str(slot.uid), "--",
+            self._tools["launcher"], *meter.join, "--",
+            *(_rlimit_text(value) for value in (step.cpu_rlimit_s, limits.max_file_bytes, limits.max_open_files,
+                                                processes, step.address_space_bytes, self._data_limit(step))),
+            str(slot.uid), "--",
             self._tools["bwrap"], "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD),
             *self._mounts, *headers,
@@ -508,7 +524,7 @@ class ProcessBackend:
             if zygote is None:
                 try:
                     zygote = await self._start_zygote(slot, language, step, prefix)
-                except (SandboxError, CgroupError, OSError) as e:
+                except (SandboxError, LimitsError, OSError) as e:
                     return _sandbox_error(f"zygote: {e}", 0.0)
             result = await self._execute(slot, path, step, stdin, deadline=deadline, zygote=zygote)
             if result is not None:
@@ -519,7 +535,7 @@ class ProcessBackend:
 
     async def _start_zygote(self, slot: _Slot, language: Language, step: Step, prefix: tuple[str, ...]) -> Zygote:
         """A new zygote in the slot, started under the run's memory limit; what it holds becomes resident."""
-        slot.cgroup.set_limits((step.limits.memory_mb << 20) + slot.resident_bytes,
+        slot.limits.set_limits((step.limits.memory_mb << 20) + slot.resident_bytes,
                                step.limits.max_processes + _OUR_PROCESSES + len(slot.resident_pids))
         bytes_before, pids_before = slot.resident_bytes, slot.resident_pids
         guard_module, guard_mount = [], []
@@ -527,7 +543,7 @@ class ProcessBackend:
             guard_module = [guards.zygote_module(language.guard)]
             guard_mount = ["--ro-bind", str(guards.source(language.guard)), f"{SCRIPT_DIR}/{guard_module[0]}.py"]
         command = [
-            self._tools["launcher"], *slot.cgroup.procs_files, "--",
+            self._tools["launcher"], *slot.limits.resident_join, "--",
             *_own_hard_limits(), str(slot.uid), "--",
             self._tools["bwrap"], "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--as-pid-1",
             *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES),
@@ -538,10 +554,11 @@ class ProcessBackend:
             "--", *prefix, SCRIPT, *language.warm_imports, *guard_module,
         ]
         zygote = await Zygote.start(command, dict(step.env), prefix)
+        slot.limits.track(zygote.child.pid)
         try:
-            zygote.resident_pids = frozenset(slot.cgroup.members()) - pids_before
-            zygote.resident_bytes = max(0, slot.cgroup.anon_bytes() - bytes_before)
-        except (CgroupError, OSError):
+            zygote.resident_pids = frozenset(slot.limits.members()) - pids_before
+            zygote.resident_bytes = max(0, slot.limits.anon_bytes() - bytes_before)
+        except (LimitsError, OSError):
             await zygote.close()
             raise
         slot.zygotes[language.key] = zygote
@@ -551,7 +568,7 @@ class ProcessBackend:
         zygote = slot.zygotes.pop(key, None)
         if zygote is not None:
             await zygote.close()
-            if slot.cgroup.tasks() > len(slot.resident_pids):
+            if slot.limits.tasks() > len(slot.resident_pids):
                 await _sweep(slot)
 
 
@@ -569,6 +586,8 @@ class _Spawned:
             raise
         finally:
             os.close(status_w)
+        slot.limits.track(self.child.pid)
+        self.usage: Usage | None = None
 
     def stop(self) -> None:
         """Kill everything under the launcher (bwrap, its init, the program); the launcher reaps them.
@@ -591,6 +610,8 @@ class _Spawned:
             report = _read_status(self._status)
         finally:
             os.close(self._status)
+        if "usage" in report:
+            self.usage = _usage(*report["usage"])
         code = report.get("exit-code")
         if code is not None:
             return code, ""
@@ -601,20 +622,24 @@ class _Spawned:
 class _Forked:
     """A run forked by the slot's zygote (zygote_main.py), and how its program ended."""
 
-    def __init__(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, zygote: Zygote) -> None:
+    def __init__(self, slot: _Slot, path: pathlib.Path, step: Step, streams: RunStreams, zygote: Zygote,
+                 meter: RunMeter, data_bytes: int | None) -> None:
         self.slot = slot
         self.streams = streams
         self.zygote = zygote
         self.loop = asyncio.get_running_loop()
+        self.usage: Usage | None = None
         self._stopped_at: float | None = None
         limits = step.limits
         script = len(zygote.prefix)
-        for fd in streams.child_fds:      # as the launcher does: a program may reopen them (/dev/stdin)
-            os.fchown(fd, slot.uid, slot.uid)
+        if slot.uid != os.getuid():
+            for fd in streams.child_fds:      # as the launcher does: a program may reopen them (/dev/stdin)
+                os.fchown(fd, slot.uid, slot.uid)
         zygote.send({"workspace": path.name, "argv": [*zygote.prefix, *step.argv[script:]], "script": script,
                      "limits": {"cpu": step.cpu_rlimit_s or -1, "fsize": limits.max_file_bytes,
                                 "nofile": limits.max_open_files, "nproc": limits.max_processes + _OUR_PROCESSES,
-                                "as": step.address_space_bytes or -1}}, streams.child_fds)
+                                "as": step.address_space_bytes or -1, "data": data_bytes or -1}},
+                    [*streams.child_fds, *meter.zygote_fds])
         self._answer = asyncio.ensure_future(zygote.answer())
 
     def stop(self) -> None:
@@ -638,6 +663,8 @@ class _Forked:
         await self.streams.done
         if answer is None:
             return None
+        if answer.usage is not None:
+            self.usage = _usage(*answer.usage)
         if not answer.started:
             return None, f"the zygote could not start the run: {answer.error}"
         return answer.exit_code, ""
@@ -678,12 +705,10 @@ def _zygote_prefix(language: Language, step: Step) -> tuple[str, ...] | None:
 
 
 def _own_hard_limits() -> list[str]:
-    """The launcher's limits for a zygote (CPU, file size, open files, processes, address space): this process's
-    own hard limits, the most any run may be given; each run lowers them to its own."""
-    hard = (resource.getrlimit(limit)[1] for limit in (resource.RLIMIT_CPU, resource.RLIMIT_FSIZE,
-                                                       resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC,
-                                                       resource.RLIMIT_AS))
-    return ["unlimited" if value == resource.RLIM_INFINITY else str(value) for value in hard]
+    """The launcher's limits for a zygote (RLIMITS): this process's own hard limits, the most any run may be given;
+    each run lowers them to its own."""
+    hard = (resource.getrlimit(limit)[1] for limit in RLIMITS.values())
+    return [_rlimit_text(None if value == resource.RLIM_INFINITY else value) for value in hard]
 
 
 def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
@@ -697,6 +722,14 @@ def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure
     died_of = exit_code - _SIGNAL_EXIT if exit_code > _SIGNAL_EXIT and exit_code - _SIGNAL_EXIT in _SIGNALS else None
     return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
                   file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
+
+
+def _rlimit_text(value: int | None) -> str:
+    return "unlimited" if value is None else str(value)
+
+
+def _usage(cpu_ns: int, max_rss_kib: int) -> Usage:
+    return Usage(cpu_ns, max_rss_kib << 10)
 
 
 def _read_status(fd: int) -> dict:
@@ -737,14 +770,14 @@ async def _sweep(slot: _Slot) -> None:
     its init)."""
     for _ in range(500):
         strangers = slot.strangers()
-        if not strangers and slot.cgroup.tasks() <= len(slot.resident_pids):
+        if not strangers and slot.limits.tasks() <= len(slot.resident_pids):
             return
         if strangers:
-            log.warning("killing %d processes left in %s", len(strangers), slot.cgroup.pids)
+            log.warning("killing %d processes left in slot %d", len(strangers), slot.index)
         for pid in strangers:
             _kill_quietly(pid)
         await asyncio.sleep(0.01)
-    raise CgroupError(f"processes {slot.strangers()} survive SIGKILL in {slot.cgroup.pids}")
+    raise LimitsError(f"processes {slot.strangers()} survive SIGKILL in slot {slot.index}")
 
 
 async def _remove_workspace(path: pathlib.Path) -> None:

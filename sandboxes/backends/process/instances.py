@@ -14,13 +14,11 @@ import logging
 import os
 import pathlib
 import shutil
-import signal
 import subprocess
 import tempfile
-import time
 import uuid
 
-from sandboxes.backends.process.cgroups import CONTROLLERS, CgroupError, own_group
+from sandboxes.backends.process import cgroup_v1, cgroup_v2
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +71,8 @@ def reap_dead_instances() -> None:
 
 def _remove(root: pathlib.Path) -> None:
     log.warning("removing leftovers of a dead sandbox instance: %s", root)
-    for controller in CONTROLLERS:
-        with contextlib.suppress(CgroupError, OSError):
-            group = own_group(controller) / root.name
-            for slot in group.glob("slot*"):
-                _kill_members(slot)
-                slot.rmdir()
-            group.rmdir()
+    cgroup_v1.remove_leftovers(root.name)
+    cgroup_v2.remove_leftovers(root.name)
     for slot in root.glob("slot*"):
         if os.path.ismount(slot):
             done = subprocess.run(["umount", str(slot)], capture_output=True, check=False)
@@ -91,13 +84,3 @@ def _remove(root: pathlib.Path) -> None:
     if not any(os.path.ismount(slot) for slot in root.glob("slot*")):  # never delete through a live mount
         shutil.rmtree(root, ignore_errors=True)      # the binaries, the zygote's program, precompiled headers
 
-
-def _kill_members(group: pathlib.Path) -> None:
-    for _ in range(100):
-        pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)

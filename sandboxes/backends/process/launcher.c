@@ -9,13 +9,16 @@
  * it, counting against the slot's pids limit meanwhile. As a child subreaper this launcher inherits and
  * reaps it at once, and exits with bwrap's status.
  *
- * usage: launcher CGROUP_PROCS_FILE... -- CPU_S FSIZE_BYTES NOFILE NPROC AS_BYTES UID -- PROGRAM ARGS...
- * The groups are joined in the order given, first thing, so the slot's CPU accounting covers the whole run.
- * Each limit is a number or "unlimited"; soft = hard, except the CPU hard limit, one second above the
- * soft one so the program first gets SIGXCPU (a CPU-time death the caller can tell from a SIGKILL).
+ * usage: launcher CGROUP_PROCS_FILE... -- CPU_S FSIZE_BYTES NOFILE NPROC AS_BYTES DATA_BYTES UID -- PROGRAM ARGS...
+ * The groups (none without cgroups) are joined in the order given, first thing, so the slot's CPU accounting covers
+ * the whole run. Each limit is a number or "unlimited", in the order of RLIMITS in limits.py; soft = hard, except the
+ * CPU hard limit, one second above the soft one so the program first gets SIGXCPU (a CPU-time death the caller can
+ * tell from a SIGKILL). UID is the slot's; the server's own (not root) leaves the uid as it is.
  * Standard streams that are pipes are handed to UID. Descriptors 0 to 3 are kept (3: bwrap's status pipe or the
  * zygote's control socket), every other one is closed, and the working directory is /: the server spawns this
  * without a fork of its own, so nothing else of the server's may reach the sandbox.
+ * Once everything under it is reaped, and fd 3 is a pipe, it appends {"usage": [CPU_NS, MAX_RSS_KIB]} to it: the CPU
+ * time of the whole tree and its largest process, the run's own account where there are no cgroups.
  * A failure before PROGRAM starts exits 125.
  * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static.
  */
@@ -69,26 +72,29 @@ int main(int argc, char **argv) {
         FILE *procs = fopen(argv[i], "w");
         if (procs == NULL || fputs(pid, procs) == EOF || fclose(procs) != 0) fail("cannot join", argv[i]);
     }
-    if (argc - i < 9 || strcmp(argv[i + 7], "--") != 0) { errno = EINVAL; fail("usage", argv[0]); }
+    if (argc - i < 10 || strcmp(argv[i + 8], "--") != 0) { errno = EINVAL; fail("usage", argv[0]); }
     char **limits = argv + i + 1;
-    char **program = argv + i + 8;
+    char **program = argv + i + 9;
     set_limit(RLIMIT_CPU, limits[0], 1);
     set_limit(RLIMIT_FSIZE, limits[1], 0);
     set_limit(RLIMIT_NOFILE, limits[2], 0);
     set_limit(RLIMIT_NPROC, limits[3], 0);
     set_limit(RLIMIT_AS, limits[4], 0);
+    set_limit(RLIMIT_DATA, limits[5], 0);
     set_limit(RLIMIT_CORE, "0", 0);
-    uid_t uid = (uid_t)parse_limit(limits[5]);
-    if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[5]); }
-    /* The std pipes were made by the (root) server: give them to the slot uid, or reopening them
-     * through /dev/stdin (fs.readFileSync("/dev/stdin"), a common idiom) fails with EACCES. */
-    for (int fd = 0; fd <= 2; fd++) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && fchown(fd, uid, uid) != 0) fail("chown", "std pipe");
+    uid_t uid = (uid_t)parse_limit(limits[6]);
+    if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[6]); }
+    if (uid != getuid()) {
+        /* The std pipes were made by the (root) server: give them to the slot uid, or reopening them
+         * through /dev/stdin (fs.readFileSync("/dev/stdin"), a common idiom) fails with EACCES. */
+        for (int fd = 0; fd <= 2; fd++) {
+            struct stat st;
+            if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && fchown(fd, uid, uid) != 0) fail("chown", "std pipe");
+        }
+        if (setgroups(0, NULL) != 0) fail("setgroups", "");
+        if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[6]);
+        if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[6]);
     }
-    if (setgroups(0, NULL) != 0) fail("setgroups", "");
-    if (setresgid(uid, uid, uid) != 0) fail("setresgid", limits[5]);
-    if (setresuid(uid, uid, uid) != 0) fail("setresuid", limits[5]);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs", "");
     die_with(server);
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail("subreaper", "");
@@ -108,6 +114,13 @@ int main(int argc, char **argv) {
             break;  /* ECHILD: bwrap and everything it left are reaped */
         }
         if (done == child) result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    struct stat report;
+    struct rusage usage;
+    if (fstat(3, &report) == 0 && S_ISFIFO(report.st_mode) && getrusage(RUSAGE_CHILDREN, &usage) == 0) {
+        long long ns = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000LL
+                       + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000LL;
+        dprintf(3, "{\"usage\": [%lld, %ld]}\n", ns, usage.ru_maxrss);
     }
     return result;
 }

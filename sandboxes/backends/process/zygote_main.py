@@ -134,7 +134,8 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 163
 PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
 CAPABILITY_VERSION_3 = 0x20080522
 RLIMITS = (("cpu", resource.RLIMIT_CPU), ("fsize", resource.RLIMIT_FSIZE), ("nofile", resource.RLIMIT_NOFILE),
-           ("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS))
+           ("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS), ("data", resource.RLIMIT_DATA))
+STD_FDS = 3                         # a request's descriptors: stdin, stdout, stderr, then the two cgroup ones, if any
 SIGNAL_EXIT = 128
 CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
 CODE_CACHE_MAX_BYTES = 1 << 20
@@ -293,6 +294,7 @@ def serve():
         message, fds = receive(ctrl)
         if not message:
             os._exit(0)
+        fds, groups = fds[:STD_FDS], fds[STD_FDS:]
         for fd in fds:                  # the program's, not its init's
             os.set_inheritable(fd, False)
         request = json.loads(message)
@@ -301,11 +303,15 @@ def serve():
         report_r, report = os.pipe()
         init = pid = None
         try:
+            if groups:                                      # born in the run's group (cgroup_v2.py)
+                os.write(groups[0], b"0")
             libc(LIBC.unshare(CLONE_NEWPID), "unshare the pid namespace")
             init = os.posix_spawn(INIT, [INIT], {})          # pid 1 of the run's namespace
             pid = os.fork()                                 # the program: pid 2
         except (SetupError, OSError) as e:
             error = str(e)
+        if pid != 0 and groups:     # back home, whatever happened (a failure ends the zygote: the run goes again)
+            os.write(groups[1], b"0")
         if pid == 0:
             try:
                 os.close(report_r)
@@ -314,26 +320,30 @@ def serve():
                 os.write(report, f"{type(e).__name__}: {e}".encode(errors="replace"))
                 os._exit(1)
         libc(LIBC.setns(own_pid_namespace, CLONE_NEWPID), "setns back to the zygote's pid namespace")
-        for fd in (*fds, report):
+        for fd in (*fds, *groups, report):
             os.close(fd)
+        usages = []
         if pid is None:
             answer = {"started": False, "error": error}
         else:
-            _, status = os.waitpid(pid, 0)
+            _, status, usage = os.wait4(pid, 0)
+            usages.append(usage)
             said = read_all(report_r)
             answer = {"started": said == b"S", "error": said.decode(errors="replace"),
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status)
                       else SIGNAL_EXIT + os.WTERMSIG(status)}
         if init is not None:
             os.kill(init, signal.SIGKILL)                   # and so every process the program left
-            os.waitpid(init, 0)
+            usages.append(os.wait4(init, 0)[2])             # with what the processes it reaped used
+        answer["usage"] = [sum(round((u.ru_utime + u.ru_stime) * 1e9) for u in usages),
+                           max((u.ru_maxrss for u in usages), default=0)]
         os.close(report_r)
         ctrl.send(json.dumps(answer).encode())
 
 
 def receive(ctrl):
     """A request and its file descriptors: socket.recv_fds without the `import array` it makes on every call."""
-    message, ancillary, _, _ = ctrl.recvmsg(1 << 16, socket.CMSG_LEN(3 * FD_BYTES))
+    message, ancillary, _, _ = ctrl.recvmsg(1 << 16, socket.CMSG_LEN((STD_FDS + 2) * FD_BYTES))
     fds = array.array("i")
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:

@@ -21,16 +21,15 @@ import pathlib
 import signal
 import time
 
+from sandboxes.backends.process.limits import LimitsError, Measured, Usage
+
 log = logging.getLogger(__name__)
 
 CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
 CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")  # joined in this order: pids before cpu, see remove()
 SLOT_CPU_SHARES = 1024                # a nice-0 process's weight
 MAX_CPU_SHARES = 262144               # the kernel's ceiling
-
-
-class CgroupError(Exception):
-    """The cgroups could not be created, configured or emptied."""
+_NS = 1e9
 
 
 def own_group(controller: str) -> pathlib.Path:
@@ -39,13 +38,61 @@ def own_group(controller: str) -> pathlib.Path:
         _, controllers, path = line.split(":", 2)
         if controller in controllers.split(","):
             return CGROUP_ROOT / controller / path.lstrip("/")
-    raise CgroupError(f"no cgroup v1 {controller!r} controller for this process")
+    raise LimitsError(f"no cgroup v1 {controller!r} controller for this process")
 
 
-def weigh_instance(parent_name: str, slots: int) -> None:
-    """Give the parent of the slots' cpu groups the weight of `slots` nice-0 processes."""
-    path = own_group("cpu") / parent_name / "cpu.shares"
-    SlotCgroup._write(path, min(MAX_CPU_SHARES, SLOT_CPU_SHARES * slots))
+def _write(path: pathlib.Path, value: int) -> None:
+    try:
+        path.write_text(str(value))
+    except OSError as e:
+        raise LimitsError(f"cannot write {value} to {path}: {e}") from e
+
+
+class CgroupV1:
+    """The instance's groups: one parent per controller, named after the instance, under this process's own."""
+
+    name = "cgroup-v1"
+    weaker: tuple[str, ...] = ()
+
+    def __init__(self, instance: str) -> None:
+        self.instance = instance
+        for controller in CONTROLLERS:
+            path = own_group(controller)
+            if not os.access(path, os.W_OK):
+                raise LimitsError(f"cannot write to this process's cgroup v1 {controller!r} group {path}")
+
+    def slot(self, index: int) -> SlotCgroup:
+        return SlotCgroup.create(self.instance, f"slot{index}")
+
+    def finish_start(self, slots: int) -> None:
+        """Give the parent of the slots' cpu groups the weight of `slots` nice-0 processes."""
+        _write(own_group("cpu") / self.instance / "cpu.shares", min(MAX_CPU_SHARES, SLOT_CPU_SHARES * slots))
+
+    def close(self) -> None:
+        """The shared parents went with their last slot (SlotCgroup.remove)."""
+
+
+class _Run:
+    """One run's readings: the slot's counters before and after it."""
+
+    zygote_fds: tuple[int, ...] = ()
+
+    def __init__(self, group: SlotCgroup) -> None:
+        self.group = group
+        self.join = group.procs_files
+        self.ooms_before = group.oom_kills()
+        self.cpu_before = group.cpu_total_ns()
+        self.memory_before = group.reset_peak()
+
+    def cpu_ns(self) -> int:
+        return self.group.cpu_total_ns() - self.cpu_before
+
+    def finish(self, usage: Usage | None) -> Measured:
+        return Measured(self.cpu_ns() / _NS, max(0, self.group.peak_bytes() - self.memory_before),
+                        self.group.oom_kills() > self.ooms_before)
+
+    def close(self) -> None:
+        """Nothing: the slot's groups serve every run."""
 
 
 class SlotCgroup:
@@ -74,10 +121,10 @@ class SlotCgroup:
             try:
                 path.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise CgroupError(f"cannot create {path}: {e}") from e
+                raise LimitsError(f"cannot create {path}: {e}") from e
             dirs.append(path)
         group = cls(*dirs)
-        group._write(group.cpu / "cpu.shares", SLOT_CPU_SHARES)
+        _write(group.cpu / "cpu.shares", SLOT_CPU_SHARES)
         return group
 
     @property
@@ -85,22 +132,30 @@ class SlotCgroup:
         """The files a process writes its pid to, in order, to join every group."""
         return tuple(str(path / "cgroup.procs") for path in self._dirs)
 
+    resident_join = procs_files
+
     def set_limits(self, memory_bytes: int, max_pids: int) -> None:
         if memory_bytes != self._memory_limit:
-            self._write(self.memory / "memory.limit_in_bytes", memory_bytes)
+            _write(self.memory / "memory.limit_in_bytes", memory_bytes)
             self._memory_limit = memory_bytes
         if max_pids != self._pids_limit:
-            self._write(self.pids / "pids.max", max_pids)
+            _write(self.pids / "pids.max", max_pids)
             self._pids_limit = max_pids
+
+    def begin(self) -> _Run:
+        return _Run(self)
+
+    def track(self, pid: int) -> None:
+        """Nothing: every process of the slot is in its groups."""
 
     def oom_kills(self) -> int:
         for line in self._read("oom").splitlines():
             name, _, value = line.partition(b" ")
             if name == b"oom_kill":
                 return int(value)
-        raise CgroupError(f"no oom_kill counter in {self.memory}/memory.oom_control")
+        raise LimitsError(f"no oom_kill counter in {self.memory}/memory.oom_control")
 
-    def cpu_ns(self) -> int:
+    def cpu_total_ns(self) -> int:
         """CPU nanoseconds the slot's processes have used since the group was made (dead ones included)."""
         return int(self._read("usage"))
 
@@ -118,7 +173,7 @@ class SlotCgroup:
         try:
             os.pwrite(fd, b"0", 0)
         except OSError as e:
-            raise CgroupError(f"cannot reset {self.memory}/memory.max_usage_in_bytes: {e}") from e
+            raise LimitsError(f"cannot reset {self.memory}/memory.max_usage_in_bytes: {e}") from e
         return int(os.pread(fd, 64, 0))
 
     def peak_bytes(self) -> int:
@@ -126,12 +181,11 @@ class SlotCgroup:
         return int(self._read("peak"))
 
     def anon_bytes(self) -> int:
-        """Anonymous memory the slot's processes hold (what a resident process costs every run's memory limit)."""
         for line in (self.memory / "memory.stat").read_text().splitlines():
             name, _, value = line.partition(" ")
             if name == "rss":
                 return int(value)
-        raise CgroupError(f"no rss in {self.memory}/memory.stat")
+        raise LimitsError(f"no rss in {self.memory}/memory.stat")
 
     def _read(self, counter: str) -> bytes:
         return os.pread(self._counters[counter], 4096, 0)
@@ -148,11 +202,11 @@ class SlotCgroup:
         return sorted(pids)
 
     def kill_all(self, timeout_s: float = 5.0) -> None:
-        """SIGKILL every member until both groups are empty; CgroupError if they will not empty."""
+        """SIGKILL every member until both groups are empty; LimitsError if they will not empty."""
         deadline = time.monotonic() + timeout_s
         while members := self.all_members():
             if time.monotonic() > deadline:
-                raise CgroupError(f"processes {members} survive SIGKILL in {self.pids}")
+                raise LimitsError(f"processes {members} survive SIGKILL in {self.pids}")
             for pid in members:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
@@ -171,9 +225,28 @@ class SlotCgroup:
             with contextlib.suppress(OSError):
                 path.parent.rmdir()  # the shared parent goes with its last slot
 
-    @staticmethod
-    def _write(path: pathlib.Path, value: int) -> None:
-        try:
-            path.write_text(str(value))
-        except OSError as e:
-            raise CgroupError(f"cannot write {value} to {path}: {e}") from e
+    def __str__(self) -> str:
+        return str(self.pids)
+
+
+def remove_leftovers(instance: str) -> None:
+    """Kill and remove the groups a dead instance named `instance` left."""
+    for controller in CONTROLLERS:
+        with contextlib.suppress(LimitsError, OSError):
+            group = own_group(controller) / instance
+            for slot in group.glob("slot*"):
+                kill_procs(slot)
+                slot.rmdir()
+            group.rmdir()
+
+
+def kill_procs(group: pathlib.Path, tries: int = 100) -> None:
+    """SIGKILL the processes listed in `group`/cgroup.procs until there are none (or `tries` rounds passed)."""
+    for _ in range(tries):
+        pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)

@@ -1,0 +1,128 @@
+"""How the process backend bounds a slot and measures its runs: one interface, three mechanisms.
+
+- `cgroup-v2` (cgroup_v2.py): the unified hierarchy, in this process's own (delegated) group.
+- `cgroup-v1` (cgroup_v1.py): the legacy per-controller hierarchies.
+- `rlimit` (rlimit_slots.py): no writable cgroups at all (an unprivileged container, a Slurm job): rlimits on every
+  process and each run's own accounting; weaker, and docs/guards.md says exactly how.
+
+`serve --limits auto` takes the strongest the host offers (v2, then v1, then rlimits) and logs what it took and why;
+`cgroup` refuses to start without cgroups, `rlimit` never uses them. The mode is reported to clients
+(ListLanguages' `limits`) and as a metric, so a training run can refuse a weaker one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import resource
+from collections.abc import Iterable
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+CHOICES = ("auto", "cgroup", "rlimit")
+# The rlimits every sandboxed process gets, in the order launcher.c reads them and zygote_main.py's RLIMITS names them
+# (tests/sandboxes/test_limits.py holds all three to it).
+RLIMITS = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE,
+           "nproc": resource.RLIMIT_NPROC, "as": resource.RLIMIT_AS, "data": resource.RLIMIT_DATA}
+
+
+class LimitsError(Exception):
+    """The limits mechanism could not be set up, configured or emptied."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """What a run's processes used by their own account: the launcher's (or the zygote's) wait4 totals of the whole
+    process tree, reaped descendants included."""
+
+    cpu_ns: int
+    max_rss_bytes: int       # the largest single process, not their sum
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    cpu_s: float | None          # None: not measured (a run whose own account never came)
+    peak_bytes: int | None
+    oom_killed: bool
+
+
+class RunMeter(Protocol):
+    """One run's accounting, from just before its first process to after its last."""
+
+    join: tuple[str, ...]       # the cgroup.procs files the launcher writes its pid to, in order
+    zygote_fds: tuple[int, ...]  # cgroup.procs descriptors, the run's and the zygote's own: the zygote moves itself
+                                 # into the first around the fork that starts the run, then back (cgroup_v2.py)
+
+    def cpu_ns(self) -> int | None:
+        """CPU nanoseconds the run has used so far, all its processes; None: not measurable while it runs."""
+
+    def finish(self, usage: Usage | None) -> Measured:
+        """What the run used and whether the OOM killer struck, once its processes are gone."""
+
+    def close(self) -> None:
+        """Release what the run's accounting held (a per-run group)."""
+
+
+class SlotLimits(Protocol):
+    """The limits of one pool slot, which every process of the slot (runs and residents) shares."""
+
+    resident_join: tuple[str, ...]   # where a resident (a zygote) joins
+
+    def set_limits(self, memory_bytes: int, max_pids: int) -> None: ...
+
+    def begin(self) -> RunMeter: ...
+
+    def track(self, pid: int) -> None:
+        """A process started in the slot (a launcher): what `members` starts from where there are no groups."""
+
+    def members(self) -> list[int]:
+        """The slot's processes now (residents included)."""
+
+    def tasks(self) -> int:
+        """How many tasks the slot holds, zombies included."""
+
+    def anon_bytes(self) -> int:
+        """Anonymous memory the slot's processes hold (what a resident costs every run's memory limit)."""
+
+    def remove(self) -> None:
+        """Kill every member and remove what the slot held."""
+
+
+class Mechanism(Protocol):
+    """A backend instance's limits: made once at start, a slot's at a time, closed at the end."""
+
+    name: str                        # "cgroup-v2", "cgroup-v1" or "rlimit": what clients see
+    weaker: tuple[str, ...]          # guarantees this mode does not give (docs/guards.md), for clients and the log
+
+    def slot(self, index: int) -> SlotLimits: ...
+
+    def finish_start(self, slots: int) -> None:
+        """Once every slot exists: weigh the instance as `slots` processes would."""
+
+    def close(self) -> None: ...
+
+
+def descendants(roots: Iterable[int]) -> list[int]:
+    """`roots` that are alive and every process below them (each thread's children: /proc/PID/task/TID/children)."""
+    found: list[int] = []
+    stack = list(roots)
+    seen: set[int] = set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        found.append(pid)
+        for tid in threads:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    stack.extend(int(child) for child in f.read().split())
+            except OSError:
+                continue
+    return found
