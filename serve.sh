@@ -6,4 +6,7 @@ cd "$(dirname "$0")"
 sandboxes/setup.sh
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q -e .
+# What this host can enforce and the limits mode serve will take, with the fix for what is missing (serve itself
+# refuses to start without what it needs, and says why).
+.venv/bin/reward-server doctor || true
 exec .venv/bin/reward-server serve "$@"

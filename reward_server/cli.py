@@ -1,4 +1,5 @@
-"""`reward-server`: serve, score a JSONL of candidates, list languages, build images, eval, loadtest."""
+"""`reward-server`: serve, check a host (doctor), score a JSONL of candidates, list languages, build images, eval,
+loadtest."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import argparse
 import logging
 import sys
 
-from reward_server.commands import images, languages, score, serve
+from reward_server.commands import doctor, images, languages, score, serve
 from reward_server.evaluation import command as eval_command
 from reward_server.loadtest import command as loadtest_command
 
-SUBCOMMANDS = (serve, score, languages, images, eval_command, loadtest_command)
+SUBCOMMANDS = (serve, doctor, score, languages, images, eval_command, loadtest_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,6 +23,9 @@ def run(args: argparse.Namespace) -> int:
     with RewardClient(args.server, **connection.client_options(args)) as client:
         reply = client.languages()
     print(f"backend: {reply.backend}")
+    print(f"limits: {reply.limits or 'not reported'}")
+    for weaker in reply.weaker_limits:
+        print(f"  weaker: {weaker}")
     print(f"{'key':<12} {'ready':<6} {'version':<40} {'aliases':<24} sandbox, or why not ready")
     table = LanguageTable.load()
     for lang in reply.languages:
