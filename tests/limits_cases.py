@@ -93,7 +93,7 @@ def main() -> int:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("serve_args", nargs="*")
     args = parser.parse_args()
-    from tests.conftest import ServerHandle    # the same real server the suite starts
+    from tests.conftest import ServerHandle  # the same real server the suite starts
 
     server = ServerHandle(*args.serve_args)
     try:

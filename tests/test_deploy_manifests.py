@@ -4,6 +4,7 @@ against the Kubernetes schemas (kubernetes-validate, strict), and held to what t
 from __future__ import annotations
 
 import functools
+import json
 import shutil
 import subprocess
 
@@ -19,7 +20,8 @@ from tests.conftest import ROOT
 
 KUSTOMIZE = ROOT / "deploy" / "kubernetes"
 RENDERED = ("base", "overlays/tls", "overlays/mtls", "overlays/production")
-# The last kubelet that starts on cgroup v1 nodes by default (what the process backend needs), and the newest.
+# An older release still in use (the manifests use nothing newer: appArmorProfile is 1.30, gRPC probes 1.27), and
+# the newest schemas.
 VERSIONS = ("1.34.0", kubernetes_validate.latest_version())
 NAMESPACE = "reward"
 CLUSTER_SCOPED = {"Namespace"}
@@ -86,6 +88,18 @@ def test_the_pod_fits_the_server(directory: str) -> None:
     files = [args.auth_token_file, args.tls_cert, args.tls_key, args.tls_client_ca]
     assert args.auth_token_file is not None and all(str(f.parent) in mounts for f in files if f is not None)
     assert container["securityContext"]["privileged"] is True and container["securityContext"]["runAsUser"] == 0
+
+    # Sandboxes bounded by cgroups or no start: a privileged pod always has them, so rlimit mode would be a fault.
+    assert args.process_limits == "cgroup"
+
+
+@pytest.mark.parametrize("directory", RENDERED)
+def test_the_pod_needs_no_node_label_for_cgroups(directory: str) -> None:
+    """cgroup v2, what every current node image boots with, is all the backend needs: no hand-applied label picks
+    the nodes (the base once required reward-server/cgroup=v1)."""
+    pod = one(directory, "Deployment")["spec"]["template"]["spec"]
+    placement = json.dumps({field: pod.get(field) for field in ("nodeSelector", "affinity")})
+    assert "cgroup" not in placement, placement
 
 
 @pytest.mark.parametrize("directory", RENDERED)

@@ -10,7 +10,6 @@ from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.backends.process.host import checks, would_choose
 from sandboxes.languages import LanguageTable
 
-
 NEEDED = ("root", "bwrap", "gcc", "user namespaces")     # without any of these the process backend does not start
 
 
