@@ -40,6 +40,7 @@ class Case:
     stdin: str = "hi"
     stdout: str = "hi"
     timeout_s: float = 5.0
+    memory_mb: int = MEMORY_MB
     min_cpu_s: float = 0.0       # the run's reported CPU seconds at least this much
     min_peak_mb: float = 0.0     # the run's reported peak memory at least this much
 
@@ -49,7 +50,8 @@ CASES = (
     *(Case(f"{language} wrong", language, code, "WRONG_ANSWER") for language, code in WRONG.items()),
     Case("cpu-time limit", "python", SPIN, "TIMEOUT", timeout_s=1.0, min_cpu_s=0.9),
     Case("memory limit", "python", HOG, "MEMORY_LIMIT", timeout_s=20.0),
-    Case("fork bomb", "python", PYTHON_BOMB, "TIMEOUT", timeout_s=3.0),
+    # its processes' copied pages stay far under its memory limit: the process limit and the clock end it
+    Case("fork bomb", "python", PYTHON_BOMB, "TIMEOUT", timeout_s=3.0, memory_mb=1024),
     Case("output flood", "python", FLOOD, "OUTPUT_LIMIT", timeout_s=20.0),
     Case("cpu measured", "python", BUSY, "PASS", stdout="busy", min_cpu_s=1.0),
     Case("peak measured", "python", ALLOC, "PASS", stdout="alloc", min_peak_mb=64.0),
@@ -59,7 +61,7 @@ CASES = (
 
 def candidate(case: Case, scale: float) -> reward_pb2.Candidate:
     return stdio(case.name, case.language, case.code, [(case.stdin, case.stdout)], timeout_s=case.timeout_s * scale,
-                 memory_mb=MEMORY_MB, run_all_tests=True)
+                 memory_mb=case.memory_mb, run_all_tests=True)
 
 
 def score(client: RewardClient, scale: float = 1.0) -> dict:

@@ -52,6 +52,7 @@ class CgroupV1:
     """The instance's groups: one parent per controller, named after the instance, under this process's own."""
 
     name = "cgroup-v1"
+    memory_per_process = False
     weaker: tuple[str, ...] = ()
 
     def __init__(self, instance: str) -> None:

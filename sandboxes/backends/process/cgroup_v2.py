@@ -160,6 +160,7 @@ class CgroupV2:
     """The instance's group under the base group, and a group per slot in it."""
 
     name = "cgroup-v2"
+    memory_per_process = False
     weaker: tuple[str, ...] = ()
 
     def __init__(self, instance: str) -> None:

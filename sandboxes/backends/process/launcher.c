@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +56,24 @@ static void set_limit(int resource, const char *text, rlim_t hard_extra) {
     if (setrlimit(resource, &limit) != 0) fail("setrlimit", text);
 }
 
+static void write_file(const char *path, const char *text) {
+    FILE *file = fopen(path, "w");
+    if (file == NULL || fputs(text, file) == EOF || fclose(file) != 0) fail("cannot write", path);
+}
+
+/* A server without root runs every slot as its own uid, which RLIMIT_NPROC would then count across the whole host:
+ * the kernel checks it at every level of user namespaces, against the limit each namespace's creator had. In a user
+ * namespace of its own, made before the limits, the launcher's count starts from what it starts itself. */
+static void own_user_namespace(uid_t uid, gid_t gid) {
+    char map[64];
+    if (unshare(CLONE_NEWUSER) != 0) fail("unshare", "user namespace");
+    write_file("/proc/self/setgroups", "deny");
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    write_file("/proc/self/uid_map", map);
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    write_file("/proc/self/gid_map", map);
+}
+
 /* Die with `parent`: set after any uid change (which clears it); the check catches a parent already gone. */
 static void die_with(pid_t parent) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("pdeathsig", "");
@@ -84,7 +103,9 @@ int main(int argc, char **argv) {
     set_limit(RLIMIT_CORE, "0", 0);
     uid_t uid = (uid_t)parse_limit(limits[6]);
     if (uid == 0) { errno = EINVAL; fail("refusing uid", limits[6]); }
-    if (uid != getuid()) {
+    if (uid == getuid()) {
+        own_user_namespace(uid, getgid());
+    } else {
         /* The std pipes were made by the (root) server: give them to the slot uid, or reopening them
          * through /dev/stdin (fs.readFileSync("/dev/stdin"), a common idiom) fails with EACCES. */
         for (int fd = 0; fd <= 2; fd++) {

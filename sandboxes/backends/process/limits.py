@@ -95,6 +95,7 @@ class Mechanism(Protocol):
 
     name: str                        # "cgroup-v2", "cgroup-v1" or "rlimit": what clients see
     weaker: tuple[str, ...]          # guarantees this mode does not give (docs/guards.md), for clients and the log
+    memory_per_process: bool         # every process gets RLIMIT_DATA at the memory limit (no group bounds them all)
 
     def slot(self, index: int) -> SlotLimits: ...
 

@@ -1,0 +1,186 @@
+"""One sandboxed process from start to verdict: limits set, started (spawned or forked), fed, watched against its CPU
+budget and wall clock, waited for, swept, measured and classified by the policy. Never leaves a process behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import pathlib
+import signal
+
+from sandboxes.backends.process.child import EXTRA_FD
+from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
+from sandboxes.backends.process.limits import LimitsError, Mechanism, RunMeter
+from sandboxes.backends.process.runs import KILL_GRACE_S, Forked, Spawned, step_rlimits
+from sandboxes.backends.process.slots import Slot
+from sandboxes.backends.process.streams import RunStreams
+from sandboxes.backends.process.zygote import Zygote
+from sandboxes.policy import Ending, Step, classify, cpu_check_delay
+from sandboxes.precompile import MOUNT as PRECOMPILED_MOUNT
+from sandboxes.results import Limits, RunResult, RunStatus
+
+log = logging.getLogger(__name__)
+
+_SIGNAL_EXIT = 128
+_SIGNALS = frozenset(signal.valid_signals())
+_NS = 1e9
+
+
+class _CpuWatch:
+    """Stops a run once its processes together have spent the step's CPU budget (where cgroups count it live)."""
+
+    def __init__(self, meter: RunMeter, budget_s: float, streams: RunStreams) -> None:
+        self.meter = meter
+        self.budget_s = budget_s
+        self.streams = streams
+        self.loop = asyncio.get_running_loop()
+        self.handle = self.loop.call_later(cpu_check_delay(budget_s), self._check)
+
+    def _check(self) -> None:
+        try:
+            left = self.budget_s - self.meter.cpu_ns() / _NS
+        except OSError as e:  # the reading after the run reports it as a sandbox error
+            log.error("cannot read the CPU counter: %s", e)
+            return
+        if left < 0:
+            self.streams.stop("cpu")
+        else:
+            self.handle = self.loop.call_later(cpu_check_delay(left), self._check)
+
+    def cancel(self) -> None:
+        self.handle.cancel()
+
+
+class Supervisor:
+    """Executes steps in the slots of one backend instance."""
+
+    def __init__(self, commands: Commands, mechanism: Mechanism) -> None:
+        self.commands = commands
+        self.mechanism = mechanism
+
+    def rlimits(self, slot: Slot, step: Step, forked: bool) -> dict[str, int | None]:
+        return step_rlimits(slot, step, forked, self.mechanism.memory_per_process)
+
+    async def execute(self, slot: Slot, path: pathlib.Path, step: Step, stdin: bytes, *, deadline: float | None,
+                      zygote: Zygote | None = None, precompiled: pathlib.Path | None = None) -> RunResult | None:
+        """Run the step in a fresh sandbox of `slot` with /sandbox = path/box, forked by `zygote` if given; never
+        leaves a process behind. None: the zygote died under the run (not the program's doing; run it again).
+
+        The sandbox runs in a shielded task: a caller that is cancelled (even mid-spawn) stops the
+        program the same way a timeout does, and waits for it to be gone before the cancellation goes on.
+        """
+        loop = asyncio.get_running_loop()
+        budget, cut_by = step.wall_s, "wall"
+        if deadline is not None:
+            if deadline <= loop.time():
+                return RunResult(RunStatus.DEADLINE, None, b"", b"", 0.0, "the deadline passed before the run")
+            if deadline - loop.time() < budget:
+                budget, cut_by = deadline - loop.time(), "deadline"
+        streams = RunStreams(stdin, step.limits.max_output_bytes)
+        inner = asyncio.ensure_future(self._supervise(slot, path, step, streams, budget, cut_by, zygote, precompiled))
+        try:
+            outcome = await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            streams.stop("cancelled")
+            await asyncio.wait({inner}, timeout=KILL_GRACE_S + 5)
+            raise
+        if not isinstance(outcome, tuple):
+            return outcome
+        ending, exit_code, elapsed = outcome
+        status, detail = classify(step, ending, streams.stderr)
+        return RunResult(status, exit_code, streams.stdout, streams.stderr, elapsed, detail, ending.cpu_s,
+                         ending.peak_memory_bytes)
+
+    async def _supervise(self, slot: Slot, path: pathlib.Path, step: Step, streams: RunStreams, budget: float,
+                         cut_by: str, zygote: Zygote | None,
+                         precompiled: pathlib.Path | None) -> RunResult | tuple[Ending, int | None, float] | None:
+        """Start, feed, watch, wait and clean up: how the run ended, its exit status and the time it took."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        forked = zygote is not None
+        try:
+            try:
+                slot.set_limits(step.limits, forked)
+                meter = slot.limits.begin()
+            except (LimitsError, OSError) as e:
+                return sandbox_error(f"limits: {e}", loop.time() - started)
+            try:
+                run = (Forked(slot, path, step, streams, zygote, meter, self.rlimits(slot, step, forked)) if forked
+                       else Spawned(slot, self._command(slot, path, step, precompiled, meter), step, streams))
+            except OSError as e:
+                meter.close()
+                if zygote is not None:     # it is gone: replace it and run again
+                    log.warning("slot %d: cannot hand the zygote a run: %s", slot.index, e)
+                    zygote.kill()
+                    return None
+                return sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
+            streams.on_stop = run.stop
+            streams.start()
+            if streams.stop_reason is not None:  # cancelled while spawning
+                run.stop()
+            timer = loop.call_later(budget, streams.stop, cut_by)
+            live = step.cpu_budget_s is not None and meter.cpu_ns() is not None
+            watch = _CpuWatch(meter, step.cpu_budget_s, streams) if live else None
+            try:
+                ended = await run.finished()
+                streams.ended = True
+            finally:
+                timer.cancel()
+                if watch is not None:
+                    watch.cancel()
+        finally:
+            streams.close()
+        elapsed = loop.time() - started
+        try:
+            await slot.sweep()
+            measured = meter.finish(run.usage)
+        except (LimitsError, OSError) as e:
+            return sandbox_error(f"limits: {e}", elapsed)
+        finally:
+            meter.close()
+        if ended is None:          # the zygote died
+            if streams.stop_reason is None and not measured.oom_killed:
+                return None
+            ended = (None, "the zygote died")
+        exit_code, failure = ended
+        ending = _ending(streams.stop_reason, measured.oom_killed, exit_code, failure, path, step.limits,
+                         measured.cpu_s, measured.peak_bytes)
+        return ending, exit_code, elapsed
+
+    def _command(self, slot: Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None,
+                 meter: RunMeter) -> list[str]:
+        headers = ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT] if precompiled is not None else []
+        return self.commands.sandbox(
+            meter.join, list(self.rlimits(slot, step, forked=False).values()), slot.uid,
+            ["--disable-userns", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD)],
+            [*headers, "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"],
+            SANDBOX_DIR, [which(step.argv[0]) or step.argv[0], *step.argv[1:]])
+
+
+def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
+            limits: Limits, cpu_s: float | None, peak_bytes: int | None) -> Ending:
+    """The init's exit status as an Ending: it exits 128 + N when the program died of signal N."""
+    measured = {"cpu_s": cpu_s, "peak_memory_bytes": peak_bytes}
+    if stop_reason is not None:
+        return Ending(stopped=stop_reason, **measured)
+    if exit_code is None:
+        return Ending(oom_killed=oomed, sandbox_failure=failure, **measured)
+    died_of = exit_code - _SIGNAL_EXIT if exit_code > _SIGNAL_EXIT and exit_code - _SIGNAL_EXIT in _SIGNALS else None
+    return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
+                  file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
+
+
+def _has_file_at_least(path: pathlib.Path, size: int) -> bool:
+    for directory, _, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                if os.lstat(os.path.join(directory, name)).st_size >= size:
+                    return True
+    return False
+
+
+def sandbox_error(detail: str, elapsed: float) -> RunResult:
+    log.error("sandbox error: %s", detail)
+    return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", elapsed, detail)
