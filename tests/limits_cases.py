@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import pathlib
+import site
 import sys
 
 from reward_server.client import RewardClient
@@ -28,7 +30,23 @@ HOG = "x = []\nwhile True:\n    x.append(bytearray(1 << 20))\n    x[-1][::4096] 
 FLOOD = "while True:\n    print('x' * 1000)\n"
 BUSY = "import time\nend = time.process_time() + 1.0\nwhile time.process_time() < end:\n    pass\nprint('busy')\n"
 ALLOC = "block = bytearray(64 << 20)\nblock[::4096] = b'x' * (len(block) // 4096)\nprint('alloc')\n"
+# Three children spend nine tenths of the budget each, report, then outlive the program: the run's CPU time counts
+# them all, however the run ends (the $BUDGET placeholder is the case's scaled CPU-time limit).
+BACKGROUND = """import os, time
+r, w = os.pipe()
+for _ in range(3):
+    if os.fork() == 0:
+        end = time.process_time() + 0.9 * $BUDGET
+        while time.process_time() < end:
+            pass
+        os.write(w, b"x")
+        time.sleep(10 ** 6)
+for _ in range(3):
+    os.read(r, 1)
+print("hi")
+"""
 MEMORY_MB = 256
+LOG_KEPT = 8000     # characters of the server's log a report keeps: its start (what it chose) and its end
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +71,7 @@ CASES = (
     # its processes' copied pages stay far under its memory limit: the process limit and the clock end it
     Case("fork bomb", "python", PYTHON_BOMB, "TIMEOUT", timeout_s=3.0, memory_mb=1024),
     Case("output flood", "python", FLOOD, "OUTPUT_LIMIT", timeout_s=20.0),
+    Case("cpu of what outlives the program", "python", BACKGROUND, "TIMEOUT", timeout_s=1.0),
     Case("cpu measured", "python", BUSY, "PASS", stdout="busy", min_cpu_s=1.0),
     Case("peak measured", "python", ALLOC, "PASS", stdout="alloc", min_peak_mb=64.0),
     Case("still serving", "python", ECHO["python"], "PASS"),
@@ -60,7 +79,9 @@ CASES = (
 
 
 def candidate(case: Case, scale: float) -> reward_pb2.Candidate:
-    return stdio(case.name, case.language, case.code, [(case.stdin, case.stdout)], timeout_s=case.timeout_s * scale,
+    timeout_s = case.timeout_s * scale
+    return stdio(case.name, case.language, case.code.replace("$BUDGET", repr(timeout_s)), [(case.stdin, case.stdout)],
+                 timeout_s=timeout_s,
                  memory_mb=case.memory_mb, run_all_tests=True)
 
 
@@ -90,6 +111,17 @@ def problems(report: dict) -> list[str]:
     return found
 
 
+def as_nobody(repo: pathlib.Path, view: pathlib.Path, *args: str) -> list[str]:
+    """The argv (to run as root) that runs `python -m tests.limits_cases ARGS...` as `nobody`: in a private mount
+    namespace the repository is bound at `view` (an empty directory anyone may enter), since its own path may pass
+    through directories only root may enter, and the system's python3 runs it with this environment's packages."""
+    packages = ":".join(str(view / pathlib.Path(path).relative_to(repo)) for path in site.getsitepackages())
+    script = ('repo="$1" view="$2"; shift 2; mount --bind "$repo" "$view" && cd "$view" && '
+              'exec setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp '
+              f'PYTHONPATH="$view:{packages}" /usr/bin/python3 -m tests.limits_cases "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(repo), str(view), *args]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
@@ -103,7 +135,8 @@ def main() -> int:
             report = score(client, args.scale)
     finally:
         server.stop()
-    report["server_log"] = server.stderr_text()[-4000:]
+    log = server.stderr_text()
+    report["server_log"] = log if len(log) <= LOG_KEPT else f"{log[:LOG_KEPT // 2]}\n...\n{log[-LOG_KEPT // 2:]}"
     print(json.dumps(report))
     return 0
 

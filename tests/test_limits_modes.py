@@ -5,8 +5,12 @@ real v2 kernel in tests/vm/test_cgroup_v2.py."""
 
 from __future__ import annotations
 
+import json
+import os
+import pathlib
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -87,3 +91,17 @@ def test_without_cgroups_auto_falls_back_to_rlimits_loudly_and_grades() -> None:
     assert reply.limits == "rlimit" and reply.weaker_limits
     assert limits_cases.verdict_name(result) == "PASS", result
     assert "WEAKER than cgroups" in err
+
+
+def test_without_root_every_case_keeps_its_verdict() -> None:
+    """As `nobody`, where the kernel allows unprivileged user namespaces: rlimits here, the server's uid for every
+    slot, the workspaces in plain directories."""
+    with tempfile.TemporaryDirectory() as view:     # in $TMPDIR itself: nobody may enter it
+        os.chmod(view, 0o755)
+        done = subprocess.run(limits_cases.as_nobody(ROOT, pathlib.Path(view), "--", "--limits", "auto"),
+                              capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert "not root: every slot runs as uid" in report["server_log"]
+    assert report["limits"] == "rlimit"      # nobody may write no cgroup here
+    assert limits_cases.problems(report) == []

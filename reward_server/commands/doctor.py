@@ -10,7 +10,7 @@ from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.backends.process.host import checks, would_choose
 from sandboxes.languages import LanguageTable
 
-NEEDED = ("root", "bwrap", "gcc", "user namespaces")     # without any of these the process backend does not start
+NEEDED = ("bwrap", "gcc", "user namespaces")     # without any of these the process backend does not start
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

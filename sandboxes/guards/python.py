@@ -323,14 +323,19 @@ def print_traceback(kind: type[BaseException], error: BaseException, tb: types.T
     sys.stderr.write("".join(report.format()))
 
 
+def read_request(text: str) -> tuple[str, str, str, str]:
+    """(marker, prompt, program, tests) from what python_guard.prepare wrote: a header line, then the texts."""
+    header, _, body = text.partition("\n")
+    marker, prompt_length, completion_length = header.split()
+    program_length = int(prompt_length) + int(completion_length)
+    return marker, body[:int(prompt_length)], body[:program_length], body[program_length:]
+
+
 def main(main_file: str, zygote: Pristine | None) -> None:
     """Run the program, then its tests; `main_file` is the run's main.py, `zygote` the zygote's snapshot."""
     LOADER_FILES.add(main_file)
     sys.excepthook = print_traceback
-    header, _, body = sys.stdin.buffer.read().decode().partition("\n")
-    marker, prompt_length, completion_length = header.split()
-    program_length = int(prompt_length) + int(completion_length)
-    prompt, program, tests_source = body[:int(prompt_length)], body[:program_length], body[program_length:]
+    marker, prompt, program, tests_source = read_request(sys.stdin.buffer.read().decode())
     program_tree = ast.parse(program, FILENAME)
     program_code = compile(program_tree, FILENAME, "exec", dont_inherit=True)
     tests_tree = route_through_check(parse_tests(tests_source, program.count("\n") + 2))

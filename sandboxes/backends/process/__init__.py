@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from sandboxes.backends.kind import BackendKind, Option
-from sandboxes.backends.process.limits import CHOICES
 
+CHOICES = ("auto", "cgroup", "rlimit")    # serve --limits (limits.py)
 SWITCH = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
 

@@ -115,7 +115,7 @@ class ProcessBackend:
         try:
             self.mechanism = choose(self.limits_choice, self._root.name)
             launcher, run_init = await asyncio.gather(
-                self._build(tools["gcc"], LAUNCHER_SOURCE, "launcher", 0o700),
+                self._build(tools["gcc"], LAUNCHER_SOURCE, "launcher", 0o755),   # also the reaper in sandboxes
                 self._build(tools["gcc"], RUN_INIT_SOURCE, "run-init", 0o755, "-nostdlib", "-fno-stack-protector"))
             shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
             (self._root / "zygote.py").chmod(0o644)

@@ -32,12 +32,28 @@ MAX_CPU_SHARES = 262144               # the kernel's ceiling
 _NS = 1e9
 
 
+def _mount(controller: str) -> tuple[pathlib.Path, str]:
+    """Where the controller's hierarchy is mounted and which of its groups the mount shows as its root (a container
+    without a cgroup namespace sees its own group there, not "/")."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            separator = fields.index("-")
+            if fields[separator + 1] == "cgroup" and controller in fields[separator + 3].split(","):
+                return pathlib.Path(fields[4]), fields[3]
+    return CGROUP_ROOT / controller, "/"
+
+
 def own_group(controller: str) -> pathlib.Path:
-    """This process's group directory for a v1 controller (from /proc/self/cgroup)."""
+    """This process's group directory for a v1 controller (from /proc/self/cgroup and the mount)."""
     for line in pathlib.Path("/proc/self/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
         if controller in controllers.split(","):
-            return CGROUP_ROOT / controller / path.lstrip("/")
+            point, root = _mount(controller)
+            relative = os.path.relpath(path, root)
+            if relative.startswith(".."):
+                raise LimitsError(f"this process's {controller} group {path} is outside the mounted {root}")
+            return (point / relative).resolve()
     raise LimitsError(f"no cgroup v1 {controller!r} controller for this process")
 
 
@@ -52,7 +68,7 @@ class CgroupV1:
     """The instance's groups: one parent per controller, named after the instance, under this process's own."""
 
     name = "cgroup-v1"
-    memory_per_process = False
+    rlimits_only = False
     weaker: tuple[str, ...] = ()
 
     def __init__(self, instance: str) -> None:

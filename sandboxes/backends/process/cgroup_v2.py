@@ -92,6 +92,13 @@ def _write(path: pathlib.Path, value: str | int) -> None:
         raise LimitsError(f"cannot write {value} to {path}: {e}") from e
 
 
+def _make(group: pathlib.Path) -> None:
+    try:
+        group.mkdir()
+    except OSError as e:
+        raise LimitsError(f"cannot create {group}: {e}") from e
+
+
 def _enable(group: pathlib.Path, controllers: tuple[str, ...]) -> None:
     """Enable `controllers` for the children of `group` (which must hold no processes, unless it is the root)."""
     wanted = [c for c in controllers if c not in _words(group / "cgroup.subtree_control")]
@@ -160,16 +167,13 @@ class CgroupV2:
     """The instance's group under the base group, and a group per slot in it."""
 
     name = "cgroup-v2"
-    memory_per_process = False
+    rlimits_only = False
     weaker: tuple[str, ...] = ()
 
     def __init__(self, instance: str) -> None:
         base = prepare_base()
         self.root = base / instance
-        try:
-            self.root.mkdir()
-        except OSError as e:
-            raise LimitsError(f"cannot create {self.root}: {e}") from e
+        _make(self.root)
         _enable(self.root, CONTROLLERS)
         self.resettable = peak_resettable(self.root)
         log.info("cgroup v2 in %s; a run's peak memory: %s", self.root,
@@ -188,22 +192,21 @@ class CgroupV2:
 
 
 class _Run:
-    """A run in the slot's own group, its peak reset as it starts (kernels that allow it)."""
+    """A run's readings of its slot's counters; its processes join `group`."""
 
     zygote_fds: tuple[int, ...] = ()
 
-    def __init__(self, slot: SlotGroup) -> None:
+    def __init__(self, slot: SlotGroup, group: pathlib.Path) -> None:
         self.slot = slot
-        self.join = (str(slot.path / "cgroup.procs"),)
+        self.join = (str(group / "cgroup.procs"),)
         self.ooms_before = slot.oom_kills()
         self.cpu_before = slot.cpu_total_ns()
-        self.memory_before = slot.reset_peak()
 
     def cpu_ns(self) -> int:
         return self.slot.cpu_total_ns() - self.cpu_before
 
     def peak_bytes(self) -> int:
-        return max(0, int(os.pread(self.slot.peak_fd, 64, 0)) - self.memory_before)
+        raise NotImplementedError
 
     def finish(self, usage: Usage | None) -> Measured:
         return Measured(self.cpu_ns() / _NS, self.peak_bytes(), self.slot.oom_kills() > self.ooms_before)
@@ -212,19 +215,24 @@ class _Run:
         """Nothing: the slot's group serves every run."""
 
 
+class _SharedRun(_Run):
+    """A run in the slot's own group, its peak reset as it starts (kernels that allow it)."""
+
+    def __init__(self, slot: SlotGroup) -> None:
+        super().__init__(slot, slot.path)
+        self.memory_before = slot.reset_peak()
+
+    def peak_bytes(self) -> int:
+        return max(0, int(os.pread(self.slot.peak_fd, 64, 0)) - self.memory_before)
+
+
 class _LeafRun(_Run):
     """A run in a fresh leaf of the slot, whose memory.peak is the run's own."""
 
     def __init__(self, slot: SlotGroup, leaf: pathlib.Path) -> None:
-        self.slot = slot
+        _make(leaf)
+        super().__init__(slot, leaf)
         self.leaf = leaf
-        try:
-            leaf.mkdir()
-        except OSError as e:
-            raise LimitsError(f"cannot create {leaf}: {e}") from e
-        self.join = (str(leaf / "cgroup.procs"),)
-        self.ooms_before = slot.oom_kills()
-        self.cpu_before = slot.cpu_total_ns()
         self.zygote_fds = (os.open(leaf / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC),
                            os.open(slot.path / RESIDENT / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
 
@@ -247,10 +255,7 @@ class SlotGroup:
     def __init__(self, path: pathlib.Path, resettable: bool) -> None:
         self.path = path
         self.resettable = resettable
-        try:
-            path.mkdir()
-        except OSError as e:
-            raise LimitsError(f"cannot create {path}: {e}") from e
+        _make(path)
         _write(path / "cpu.weight", SLOT_CPU_WEIGHT)
         if (path / "memory.swap.max").exists():
             _write(path / "memory.swap.max", 0)
@@ -277,7 +282,7 @@ class SlotGroup:
 
     def begin(self) -> _Run:
         if self.resettable:
-            return _Run(self)
+            return _SharedRun(self)
         return _LeafRun(self, self.path / f"r{next(self._runs)}")
 
     def track(self, pid: int) -> None:

@@ -12,8 +12,8 @@ import os
 import pathlib
 import shutil
 
-from sandboxes.backends.process import cgroup_v1, cgroup_v2
-from sandboxes.backends.process.limits import CHOICES, LimitsError, Mechanism
+from sandboxes.backends.process import CHOICES, cgroup_v1, cgroup_v2
+from sandboxes.backends.process.limits import LimitsError, Mechanism
 from sandboxes.backends.process.rlimit_slots import Rlimits
 from sandboxes.policy import FIXED_PATH
 

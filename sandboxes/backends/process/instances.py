@@ -55,7 +55,7 @@ def reap_dead_instances() -> None:
     for lock_path in pathlib.Path(tempfile.gettempdir()).glob(f"{PREFIX}*.lock"):
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CLOEXEC)
-        except FileNotFoundError:
+        except OSError:     # gone, or another user's instance
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -80,7 +80,35 @@ static void die_with(pid_t parent) {
     if (getppid() != parent) { errno = ESRCH; fail("parent died", ""); }
 }
 
+/* `launcher --reap PROGRAM ARGS...`, inside a sandbox where no cgroup counts the run (rlimit_slots.py): a subreaper
+ * between bubblewrap's init and the program. Once the program has exited it kills and reaps everything the program
+ * left, so that their CPU time adds to its own account, and so to the outer launcher's: a pid namespace whose init
+ * exits with processes left discards what they used. Exits as the program did (128 + N for signal N). */
+static int reap(char **program) {
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail("subreaper", "");
+    pid_t child = fork();
+    if (child < 0) fail("fork", program[0]);
+    if (child == 0) {
+        execv(program[0], program);
+        fail("exec", program[0]);
+    }
+    int status, result = 125, ended = 0;
+    for (;;) {
+        if (ended) kill(-1, SIGKILL);   /* every process of the namespace this one may signal, but itself and init */
+        pid_t done = waitpid(-1, &status, __WALL);
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            return result;
+        }
+        if (done == child) {
+            result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            ended = 1;
+        }
+    }
+}
+
 int main(int argc, char **argv) {
+    if (argc > 2 && strcmp(argv[1], "--reap") == 0) return reap(argv + 2);
     pid_t server = getppid();
     if (close_range(4, ~0U, 0) != 0) fail("close_range", "4");
     if (chdir("/") != 0) fail("chdir", "/");

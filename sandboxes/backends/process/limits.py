@@ -21,7 +21,6 @@ from typing import Protocol
 
 log = logging.getLogger(__name__)
 
-CHOICES = ("auto", "cgroup", "rlimit")
 # The rlimits every sandboxed process gets, in the order launcher.c reads them and zygote_main.py's RLIMITS names them
 # (tests/sandboxes/test_limits.py holds all three to it).
 RLIMITS = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE,
@@ -95,7 +94,8 @@ class Mechanism(Protocol):
 
     name: str                        # "cgroup-v2", "cgroup-v1" or "rlimit": what clients see
     weaker: tuple[str, ...]          # guarantees this mode does not give (docs/guards.md), for clients and the log
-    memory_per_process: bool         # every process gets RLIMIT_DATA at the memory limit (no group bounds them all)
+    rlimits_only: bool               # no group bounds or counts a run: every process gets RLIMIT_DATA at the memory
+                                     # limit, and a spawned run a reaper that counts its whole tree (launcher.c)
 
     def slot(self, index: int) -> SlotLimits: ...
 

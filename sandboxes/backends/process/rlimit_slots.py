@@ -23,7 +23,7 @@ _NS = 1e9
 
 class Rlimits:
     name = "rlimit"
-    memory_per_process = True
+    rlimits_only = True
     weaker = (
         "memory is bounded per process (RLIMIT_DATA), not for the run's processes together",
         "a run spinning in several processes is stopped by the wall-clock backstop, not at its CPU budget "

@@ -1,6 +1,8 @@
 /*
  * pid 1 of a zygote run's pid namespace (zygote_main.py): it adopts and reaps whatever the program leaves behind,
- * until the zygote, once the program has exited, kills it, which takes the rest of the namespace along.
+ * until the zygote, once the program has exited, sends it SIGUSR1: it then kills and reaps the rest of the namespace
+ * and exits, its wait4 account holding the CPU time of every process of the run (the run's own account where there
+ * are no cgroups).
  * The program sees it as pid 1: it must not be traceable, for its /proc entries lead to the zygote's mounts (it also
  * keeps the zygote's capabilities, which the program lacks). A failure to set up exits 125.
  *
@@ -13,6 +15,9 @@
 #include <linux/wait.h>
 
 #define SIGCHLD_BIT (1UL << (17 - 1))
+#define SIGUSR1 10
+#define SIGUSR1_BIT (1UL << (SIGUSR1 - 1))
+#define SIGKILL_NUMBER 9
 #define SIG_BLOCK 0
 #define SIGSET_BYTES 8
 
@@ -36,12 +41,18 @@ static long sys(long number, long a, long b, long c, long d) {
 }
 
 void _start(void) {
-    unsigned long children = SIGCHLD_BIT;
+    unsigned long wanted = SIGCHLD_BIT | SIGUSR1_BIT;
     if (sys(__NR_prctl, PR_SET_DUMPABLE, 0, 0, 0) != 0
-            || sys(__NR_rt_sigprocmask, SIG_BLOCK, (long)&children, 0, SIGSET_BYTES) != 0)
+            || sys(__NR_rt_sigprocmask, SIG_BLOCK, (long)&wanted, 0, SIGSET_BYTES) != 0)
         sys(__NR_exit_group, 125, 0, 0, 0);
     for (;;) {
-        sys(__NR_rt_sigtimedwait, (long)&children, 0, 0, SIGSET_BYTES);
-        while (sys(__NR_wait4, -1, 0, WNOHANG, 0) > 0) {}
+        if (sys(__NR_rt_sigtimedwait, (long)&wanted, 0, 0, SIGSET_BYTES) == SIGUSR1) {
+            /* The end of the run: kill and reap everything, so that what they used adds to this process's own
+             * account (the zygote's wait4 of it): a namespace whose init dies instead discards its processes'. */
+            do sys(__NR_kill, -1, SIGKILL_NUMBER, 0, 0);
+            while (sys(__NR_wait4, -1, 0, __WALL, 0) > 0);
+            sys(__NR_exit_group, 0, 0, 0, 0);
+        }
+        while (sys(__NR_wait4, -1, 0, WNOHANG | __WALL, 0) > 0) {}
     }
 }

@@ -18,15 +18,18 @@ from sandboxes.policy import Step
 
 KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
 KILL_AGAIN_S = 0.05             # a stopped run of a zygote is killed again this often until it has ended
+REAPER = "/run/reaper"          # where a spawned run without cgroups sees the launcher that reaps its tree
+REAPER_PROCESSES = 1
 
 
-def step_rlimits(slot: Slot, step: Step, forked: bool, memory_per_process: bool) -> dict[str, int | None]:
-    """Every rlimit of a step's processes, by RLIMITS name (None: unlimited). `memory_per_process`: RLIMIT_DATA at the
-    memory limit, where no cgroup bounds the run's memory (rlimit_slots.py)."""
+def step_rlimits(slot: Slot, step: Step, forked: bool, rlimits_only: bool) -> dict[str, int | None]:
+    """Every rlimit of a step's processes, by RLIMITS name (None: unlimited). `rlimits_only` (no cgroup bounds the run,
+    rlimit_slots.py): RLIMIT_DATA at the memory limit, and a spawned run's reaper among its processes."""
     limits = step.limits
+    reaper = REAPER_PROCESSES if rlimits_only and not forked else 0
     found = {"cpu": step.cpu_rlimit_s, "fsize": limits.max_file_bytes, "nofile": limits.max_open_files,
-             "nproc": slot.nproc(limits, forked), "as": step.address_space_bytes,
-             "data": (limits.memory_mb << 20) if memory_per_process else None}
+             "nproc": slot.nproc(limits, forked) + reaper, "as": step.address_space_bytes,
+             "data": (limits.memory_mb << 20) if rlimits_only else None}
     assert found.keys() == RLIMITS.keys()
     return found
 

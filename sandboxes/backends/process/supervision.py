@@ -13,7 +13,7 @@ import signal
 from sandboxes.backends.process.child import EXTRA_FD
 from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
 from sandboxes.backends.process.limits import LimitsError, Mechanism, RunMeter
-from sandboxes.backends.process.runs import KILL_GRACE_S, Forked, Spawned, step_rlimits
+from sandboxes.backends.process.runs import KILL_GRACE_S, REAPER, Forked, Spawned, step_rlimits
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import Zygote
@@ -61,7 +61,7 @@ class Supervisor:
         self.mechanism = mechanism
 
     def rlimits(self, slot: Slot, step: Step, forked: bool) -> dict[str, int | None]:
-        return step_rlimits(slot, step, forked, self.mechanism.memory_per_process)
+        return step_rlimits(slot, step, forked, self.mechanism.rlimits_only)
 
     async def execute(self, slot: Slot, path: pathlib.Path, step: Step, stdin: bytes, *, deadline: float | None,
                       zygote: Zygote | None = None, precompiled: pathlib.Path | None = None) -> RunResult | None:
@@ -151,12 +151,16 @@ class Supervisor:
 
     def _command(self, slot: Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None,
                  meter: RunMeter) -> list[str]:
-        headers = ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT] if precompiled is not None else []
+        mounts = ["--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"]
+        if precompiled is not None:
+            mounts += ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT]
+        argv = [which(step.argv[0]) or step.argv[0], *step.argv[1:]]
+        if self.mechanism.rlimits_only:
+            mounts += ["--ro-bind", self.commands.launcher, REAPER]
+            argv = [REAPER, "--reap", *argv]
         return self.commands.sandbox(
             meter.join, list(self.rlimits(slot, step, forked=False).values()), slot.uid,
-            ["--disable-userns", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD)],
-            [*headers, "--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"],
-            SANDBOX_DIR, [which(step.argv[0]) or step.argv[0], *step.argv[1:]])
+            ["--disable-userns", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD)], mounts, SANDBOX_DIR, argv)
 
 
 def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,

@@ -333,8 +333,8 @@ def serve():
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status)
                       else SIGNAL_EXIT + os.WTERMSIG(status)}
         if init is not None:
-            os.kill(init, signal.SIGKILL)                   # and so every process the program left
-            usages.append(os.wait4(init, 0)[2])             # with what the processes it reaped used
+            os.kill(init, signal.SIGUSR1)                   # it kills and reaps every process the program left
+            usages.append(os.wait4(init, 0)[2])             # with what they used
         answer["usage"] = [sum(round((u.ru_utime + u.ru_stime) * 1e9) for u in usages),
                            max((u.ru_maxrss for u in usages), default=0)]
         os.close(report_r)

@@ -1,0 +1,53 @@
+"""What the server and the code inside a sandbox must agree on, written on both sides (one of them cannot import the
+other: it runs under the sandbox's interpreter, or it is C): each pinned here."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from reward_server.graders import python_guard
+from sandboxes.backends.process import limits, zygote
+from sandboxes.backends.process.backend import LAUNCHER_SOURCE, ZYGOTE_SOURCE
+from sandboxes.guards import python as guard_loader
+
+
+def _constants(source: str) -> dict[str, object]:
+    """The module-level names a source assigns literals (or tuples of pairs) to."""
+    found = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+    return found
+
+
+def test_the_rlimits_are_read_in_one_order_by_the_launcher_the_zygote_and_the_server() -> None:
+    names = list(limits.RLIMITS)
+    resources = [f"RLIMIT_{name.upper()}" for name in names]
+    launcher = re.findall(r"set_limit\((RLIMIT_\w+), limits\[(\d+)\]", LAUNCHER_SOURCE.read_text())
+    assert [resource for resource, _ in launcher] == resources
+    assert [int(index) for _, index in launcher] == list(range(len(names)))
+    assert f"parse_limit(limits[{len(names)}])" in LAUNCHER_SOURCE.read_text()     # the uid follows them
+    zygote_rlimits = _constants(ZYGOTE_SOURCE.read_text())["RLIMITS"]
+    zygote_pairs = [(pair.elts[0].value, pair.elts[1].attr) for pair in zygote_rlimits.elts]
+    assert zygote_pairs == list(zip(names, resources, strict=True))
+
+
+def test_the_zygote_finds_its_init_where_the_server_binds_it() -> None:
+    inside = {name: ast.literal_eval(value) for name, value in _constants(ZYGOTE_SOURCE.read_text()).items()
+              if name in ("SCRIPT_DIR", "INIT")}
+    assert inside == {"SCRIPT_DIR": zygote.SCRIPT_DIR, "INIT": zygote.INIT}
+    assert zygote.SCRIPT.startswith(zygote.SCRIPT_DIR + "/")
+
+
+@pytest.mark.parametrize(("prompt", "completion", "tests"), [
+    ("def f(x):\n", "    return x\n", "assert f(1) == 1\n"),
+    ("", "print('é ✓ \\n')\n\n\n", "\n"),
+    ("# a line\r\n", "x = 1  # no newline at the end", "assert x == 1"),
+])
+def test_the_python_guard_reads_what_the_grader_writes(prompt: str, completion: str, tests: str) -> None:
+    source, stdin = python_guard.prepare(prompt, completion, tests, "MARK-123")
+    assert source == python_guard.LOADER
+    assert guard_loader.read_request(stdin) == ("MARK-123", prompt, prompt + completion, tests)
