@@ -4,8 +4,9 @@ cgroup v2 kernel in a VM (tests/vm/test_cgroup_v2.py), where it runs as a script
 
     python -m tests.limits_cases [--scale N] -- SERVE_ARGS...
 
-prints one JSON object: the server's `limits` mode and, per case, its verdict, CPU seconds and peak MiB. `--scale`
-multiplies every time limit (an emulated CPU is slower; CPU time is what the limits count, so only the scale moves).
+prints one JSON object: the server's `limits` mode (from its metrics) and, per case, its verdict, CPU seconds and peak
+MiB. `--scale` multiplies every time limit (an emulated CPU is slower; CPU time is what the limits count, so only the
+scale moves).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import site
 import sys
 
 from reward_server.client import RewardClient
+from reward_server.loadtest.scrape import scrape
 from reward_server.pb import reward_pb2
 from tests.candidates import stdio, verdict_name
 
@@ -85,7 +87,7 @@ def candidate(case: Case, scale: float) -> reward_pb2.Candidate:
                  memory_mb=case.memory_mb, run_all_tests=True)
 
 
-def score(client: RewardClient, scale: float = 1.0) -> dict:
+def score(client: RewardClient, scale: float = 1.0) -> dict[str, dict]:
     """Every case, one at a time (the bomb and the flood must not share the machine with a measured run)."""
     results = {}
     for case in CASES:
@@ -94,7 +96,15 @@ def score(client: RewardClient, scale: float = 1.0) -> dict:
         results[case.name] = {"verdict": verdict_name(result), "detail": result.detail,
                               "cpu_s": outcome.cpu_s if outcome.HasField("cpu_s") else None,
                               "peak_mb": outcome.peak_memory_mb if outcome.HasField("peak_memory_mb") else None}
-    return {"limits": client.languages().limits, "cases": results}
+    return results
+
+
+def limits_mode(metrics_url: str) -> str:
+    """The mode a server's metrics report (ListLanguages says the same, but probes every toolchain first: minutes on
+    an emulated CPU)."""
+    [mode] = [dict(labels)["mode"] for (name, labels), value in scrape(metrics_url).items()
+              if name == "reward_sandbox_limits" and value == 1]
+    return mode
 
 
 def problems(report: dict) -> list[str]:
@@ -129,10 +139,10 @@ def main() -> int:
     args = parser.parse_args()
     from tests.conftest import ServerHandle  # the same real server the suite starts
 
-    server = ServerHandle(*args.serve_args)
+    server = ServerHandle("--metrics-port", "0", *args.serve_args)
     try:
         with RewardClient(server.address) as client:
-            report = score(client, args.scale)
+            report = {"cases": score(client, args.scale), "limits": limits_mode(server.metrics_url)}
     finally:
         server.stop()
     log = server.stderr_text()

@@ -36,7 +36,7 @@ def report(request: pytest.FixtureRequest) -> Iterator[dict]:
     server = ServerHandle("--limits", mode, "--zygote", "on" if path == "zygote" else "off", "--metrics-port", "0")
     try:
         with RewardClient(server.address) as client:
-            found = limits_cases.score(client)
+            found = {"cases": limits_cases.score(client), "limits": client.languages().limits}
         found["metrics"] = scrape(server.metrics_url)
     finally:
         server.stop()

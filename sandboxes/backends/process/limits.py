@@ -13,16 +13,13 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import resource
 from collections.abc import Iterable
 from typing import Protocol
 
-log = logging.getLogger(__name__)
-
 # The rlimits every sandboxed process gets, in the order launcher.c reads them and zygote_main.py's RLIMITS names them
-# (tests/sandboxes/test_limits.py holds all three to it).
+# (tests/sandboxes/test_contracts.py holds all three to it).
 RLIMITS = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE,
            "nproc": resource.RLIMIT_NPROC, "as": resource.RLIMIT_AS, "data": resource.RLIMIT_DATA}
 
