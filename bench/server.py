@@ -5,6 +5,7 @@ It keeps no results (--cache-size 0), so that every round really grades every ca
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -17,11 +18,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 class Server:
     """`async with Server(...) as server:` starts, connects and stops it; `server.client` scores."""
 
-    def __init__(self, name: str, workers: int, *flags: str) -> None:
+    def __init__(self, name: str, workers: int, *flags: str, root: pathlib.Path = ROOT) -> None:
+        """A server of the tree at `root` (another checkout: an older version, measured side by side)."""
         self.name = name
         command = [sys.executable, "-m", "reward_server", "--log-level", "WARNING", "serve", "--port", "0",
                    "--workers", str(workers), "--cache-size", "0", *flags]
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True,
+                                        env={**os.environ, "PYTHONPATH": str(root)})
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()

@@ -1,6 +1,7 @@
 """Real process backends for the whole sandbox suite (starting one mounts tmpfs and makes cgroups): `backend` (and
 `zygote_backend`) forks Python runs from each slot's zygote, the default; `spawn_backend` spawns every run;
-`python_backend` is each in turn, so that a test of Python runs holds on both paths."""
+`python_backend` is each in turn, so that a test of Python runs holds on both paths; `rlimit_backend` uses no
+cgroups."""
 
 from __future__ import annotations
 
@@ -45,8 +46,20 @@ def spawn_backend() -> Iterator[ProcessBackend]:
 
 
 @pytest.fixture(scope="session")
+def rlimit_backend() -> Iterator[ProcessBackend]:
+    """Without cgroups (`serve --limits rlimit`): every limit an rlimit, every measure the run's own account."""
+    yield from _started(limits="rlimit")
+
+
+@pytest.fixture(scope="session")
 def backend(zygote_backend: ProcessBackend) -> ProcessBackend:
     return zygote_backend
+
+
+@pytest.fixture(scope="session", params=["default", "rlimit"])
+def limits_backend(request: pytest.FixtureRequest) -> ProcessBackend:
+    """The default backend, then the one without cgroups."""
+    return request.getfixturevalue("zygote_backend" if request.param == "default" else "rlimit_backend")
 
 
 @pytest.fixture(scope="session", params=["zygote", "spawn"])

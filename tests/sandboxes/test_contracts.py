@@ -51,3 +51,11 @@ def test_the_python_guard_reads_what_the_grader_writes(prompt: str, completion: 
     source, stdin = python_guard.prepare(prompt, completion, tests, "MARK-123")
     assert source == python_guard.LOADER
     assert guard_loader.read_request(stdin) == ("MARK-123", prompt, prompt + completion, tests)
+
+
+def test_the_runs_init_is_born_blocking_the_signals_it_waits_for() -> None:
+    """A pid namespace's init drops a signal it neither blocks nor handles: the zygote's spawn must block them."""
+    init = (ZYGOTE_SOURCE.parent / "run_init.c").read_text()
+    waited = set(re.findall(r"(SIG\w+)_BIT\b", init.split("void _start", 1)[1]))
+    spawned = _constants(ZYGOTE_SOURCE.read_text())["INIT_SIGNALS"]
+    assert waited == {f"{item.attr}" for item in spawned.elts} == {"SIGCHLD", "SIGUSR1"}

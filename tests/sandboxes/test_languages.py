@@ -76,7 +76,10 @@ def test_duplicate_names_are_refused(tmp_path) -> None:
 
 @pytest.mark.parametrize("key", TABLE_KEYS)
 @pytest.mark.asyncio
-async def test_language_compiles_runs_and_fails(backend: ProcessBackend, table: LanguageTable, key: str) -> None:
+async def test_language_compiles_runs_and_fails(limits_backend: ProcessBackend, table: LanguageTable,
+                                                key: str) -> None:
+    """On the default backend, and without cgroups: every runtime starts under RLIMIT_DATA at its memory limit."""
+    backend = limits_backend
     language = table.resolve(key)
     info = backend.describe(language)
     if not info.ready:

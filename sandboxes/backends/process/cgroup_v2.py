@@ -26,6 +26,7 @@ import itertools
 import logging
 import os
 import pathlib
+import signal
 import time
 
 from sandboxes.backends.process.limits import LimitsError, Measured, Usage
@@ -324,11 +325,7 @@ class SlotGroup:
 
     def members(self) -> list[int]:
         """Processes in the slot's group and its leaves."""
-        pids = []
-        for directory, _, _ in os.walk(self.path):
-            with contextlib.suppress(FileNotFoundError), open(os.path.join(directory, "cgroup.procs"), "rb") as f:
-                pids.extend(int(p) for p in f.read().split())
-        return pids
+        return _members(self.path)
 
     def remove(self) -> None:
         """Kill everything in the slot (cgroup.kill), then remove its leaves and itself."""
@@ -343,13 +340,28 @@ class SlotGroup:
 
 
 def kill_group(group: pathlib.Path) -> None:
-    """SIGKILL every process in `group` and below, and wait until it is empty."""
+    """SIGKILL every process in `group` and below (cgroup.kill; one by one before 5.14), and wait until it is
+    empty."""
     deadline = time.monotonic() + KILL_TIMEOUT_S
     while "populated 1" in (group / "cgroup.events").read_text():
         if time.monotonic() > deadline:
             raise LimitsError(f"processes survive SIGKILL in {group}")
-        _write(group / "cgroup.kill", 1)
+        if (group / "cgroup.kill").exists():
+            _write(group / "cgroup.kill", 1)
+        else:
+            for pid in _members(group):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         time.sleep(0.01)
+
+
+def _members(group: pathlib.Path) -> list[int]:
+    """Processes in `group` and the groups below it."""
+    pids = []
+    for directory, _, _ in os.walk(group):
+        with contextlib.suppress(FileNotFoundError), open(os.path.join(directory, "cgroup.procs"), "rb") as f:
+            pids.extend(int(p) for p in f.read().split())
+    return pids
 
 
 def remove_tree(group: pathlib.Path) -> None:

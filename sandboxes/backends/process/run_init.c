@@ -6,6 +6,8 @@
  * The program sees it as pid 1: it must not be traceable, for its /proc entries lead to the zygote's mounts (it also
  * keeps the zygote's capabilities, which the program lacks). A failure to set up exits 125.
  *
+ * The zygote spawns it with SIGCHLD and SIGUSR1 already blocked: the init of a pid namespace drops a signal it neither
+ * blocks nor handles, and SIGUSR1 may be sent before this runs at all.
  * Raw system calls, no C library: a static glibc spends about 0.3 ms of CPU starting up (its CPU feature probes
  * trap to the hypervisor on a VM), a third of what isolating a run costs; this starts in a tenth of that.
  * Built by sandboxes/backends/process/backend.py at start: gcc -O2 -static -nostdlib.

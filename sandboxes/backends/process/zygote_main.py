@@ -137,6 +137,7 @@ RLIMITS = (("cpu", resource.RLIMIT_CPU), ("fsize", resource.RLIMIT_FSIZE), ("nof
            ("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS), ("data", resource.RLIMIT_DATA))
 STD_FDS = 3                         # a request's descriptors: stdin, stdout, stderr, then the two cgroup ones, if any
 SIGNAL_EXIT = 128
+INIT_SIGNALS = (signal.SIGCHLD, signal.SIGUSR1)     # what run_init.c waits for
 CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
 CODE_CACHE_MAX_BYTES = 1 << 20
 
@@ -306,7 +307,9 @@ def serve():
             if groups:                                      # born in the run's group (cgroup_v2.py)
                 os.write(groups[0], b"0")
             libc(LIBC.unshare(CLONE_NEWPID), "unshare the pid namespace")
-            init = os.posix_spawn(INIT, [INIT], {})          # pid 1 of the run's namespace
+            # pid 1 of the run's namespace, born with the signals it waits for blocked: an init drops a signal it
+            # neither blocks nor handles, and SIGUSR1 may come before its first instruction
+            init = os.posix_spawn(INIT, [INIT], {}, setsigmask=INIT_SIGNALS)
             pid = os.fork()                                 # the program: pid 2
         except (SetupError, OSError) as e:
             error = str(e)
