@@ -47,22 +47,24 @@ from sandboxes.precompile import running, using
 from sandboxes.results import Limits, RunStatus
 
 SCRATCH = "/tmp"
-OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
+OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"   # cgroup v1: its oom_kill line
+MEMORY_EVENTS = "/sys/fs/cgroup/memory.events"              # cgroup v2: its oom_kill line
 CPUACCT_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"  # cgroup v1: nanoseconds
 CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage_usec line
 POLL_S = 0.05
 
 
 def oom_kills() -> int:
-    """The container cgroup's OOM-kill counter (cgroup v1); -1 where the kernel does not expose it."""
-    try:
-        with open(OOM_CONTROL) as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-    except OSError:
-        pass
+    """The container cgroup's OOM-kill counter (cgroup v1 or v2); -1 where the kernel does not expose it."""
+    for path in (OOM_CONTROL, MEMORY_EVENTS):
+        try:
+            with open(path) as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except OSError:
+            continue
     return -1
 
 
