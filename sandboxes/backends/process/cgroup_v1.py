@@ -21,7 +21,7 @@ import pathlib
 import signal
 import time
 
-from sandboxes.backends.process.limits import LimitsError, Measured, Usage
+from sandboxes.backends.process.limits import LimitFiles, LimitsError, Measured, Usage, write_value
 
 log = logging.getLogger(__name__)
 
@@ -57,13 +57,6 @@ def own_group(controller: str) -> pathlib.Path:
     raise LimitsError(f"no cgroup v1 {controller!r} controller for this process")
 
 
-def _write(path: pathlib.Path, value: int) -> None:
-    try:
-        path.write_text(str(value))
-    except OSError as e:
-        raise LimitsError(f"cannot write {value} to {path}: {e}") from e
-
-
 class CgroupV1:
     """The instance's groups: one parent per controller, named after the instance, under this process's own."""
 
@@ -83,7 +76,7 @@ class CgroupV1:
 
     def finish_start(self, slots: int) -> None:
         """Give the parent of the slots' cpu groups the weight of `slots` nice-0 processes."""
-        _write(own_group("cpu") / self.instance / "cpu.shares", min(MAX_CPU_SHARES, SLOT_CPU_SHARES * slots))
+        write_value(own_group("cpu") / self.instance / "cpu.shares", min(MAX_CPU_SHARES, SLOT_CPU_SHARES * slots))
 
     def close(self) -> None:
         """The shared parents went with their last slot (SlotCgroup.remove)."""
@@ -127,8 +120,7 @@ class SlotCgroup:
             ("usage", cpuacct / "cpuacct.usage"), ("oom", memory / "memory.oom_control"),
             ("tasks", pids / "pids.current"))}
         self._counters["peak"] = os.open(memory / "memory.max_usage_in_bytes", os.O_RDWR | os.O_CLOEXEC)
-        self._memory_limit: int | None = None
-        self._pids_limit: int | None = None
+        self._limits = LimitFiles(memory / "memory.limit_in_bytes", pids / "pids.max")
 
     @classmethod
     def create(cls, parent_name: str, name: str) -> SlotCgroup:
@@ -141,7 +133,7 @@ class SlotCgroup:
                 raise LimitsError(f"cannot create {path}: {e}") from e
             dirs.append(path)
         group = cls(*dirs)
-        _write(group.cpu / "cpu.shares", SLOT_CPU_SHARES)
+        write_value(group.cpu / "cpu.shares", SLOT_CPU_SHARES)
         return group
 
     @property
@@ -152,12 +144,7 @@ class SlotCgroup:
     resident_join = procs_files
 
     def set_limits(self, memory_bytes: int, max_pids: int) -> None:
-        if memory_bytes != self._memory_limit:
-            _write(self.memory / "memory.limit_in_bytes", memory_bytes)
-            self._memory_limit = memory_bytes
-        if max_pids != self._pids_limit:
-            _write(self.pids / "pids.max", max_pids)
-            self._pids_limit = max_pids
+        self._limits.set(memory_bytes, max_pids)
 
     def begin(self) -> _Run:
         return _Run(self)

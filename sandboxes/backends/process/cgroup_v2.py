@@ -29,7 +29,7 @@ import pathlib
 import signal
 import time
 
-from sandboxes.backends.process.limits import LimitsError, Measured, Usage
+from sandboxes.backends.process.limits import LimitFiles, LimitsError, Measured, Usage, write_value
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +86,6 @@ def _words(path: pathlib.Path) -> list[str]:
     return path.read_text().split()
 
 
-def _write(path: pathlib.Path, value: str | int) -> None:
-    try:
-        path.write_text(str(value))
-    except OSError as e:
-        raise LimitsError(f"cannot write {value} to {path}: {e}") from e
-
-
 def _make(group: pathlib.Path) -> None:
     try:
         group.mkdir()
@@ -104,7 +97,7 @@ def _enable(group: pathlib.Path, controllers: tuple[str, ...]) -> None:
     """Enable `controllers` for the children of `group` (which must hold no processes, unless it is the root)."""
     wanted = [c for c in controllers if c not in _words(group / "cgroup.subtree_control")]
     if wanted:
-        _write(group / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
+        write_value(group / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
 
 
 def prepare_base() -> pathlib.Path:
@@ -185,7 +178,7 @@ class CgroupV2:
         return SlotGroup(self.root / f"slot{index}", self.resettable)
 
     def finish_start(self, slots: int) -> None:
-        _write(self.root / "cpu.weight", min(MAX_CPU_WEIGHT, SLOT_CPU_WEIGHT * slots))
+        write_value(self.root / "cpu.weight", min(MAX_CPU_WEIGHT, SLOT_CPU_WEIGHT * slots))
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -257,9 +250,9 @@ class SlotGroup:
         self.path = path
         self.resettable = resettable
         _make(path)
-        _write(path / "cpu.weight", SLOT_CPU_WEIGHT)
+        write_value(path / "cpu.weight", SLOT_CPU_WEIGHT)
         if (path / "memory.swap.max").exists():
-            _write(path / "memory.swap.max", 0)
+            write_value(path / "memory.swap.max", 0)
         if not resettable:
             _enable(path, ("memory",))
             (path / RESIDENT).mkdir()
@@ -270,16 +263,10 @@ class SlotGroup:
         self._counters = {name: os.open(path / file, os.O_RDONLY | os.O_CLOEXEC) for name, file in (
             ("cpu", "cpu.stat"), ("events", "memory.events"), ("tasks", "pids.current"))}
         self.peak_fd = os.open(path / "memory.peak", (os.O_RDWR if resettable else os.O_RDONLY) | os.O_CLOEXEC)
-        self._memory_limit: int | None = None
-        self._pids_limit: int | None = None
+        self._limits = LimitFiles(path / "memory.max", path / "pids.max")
 
     def set_limits(self, memory_bytes: int, max_pids: int) -> None:
-        if memory_bytes != self._memory_limit:
-            _write(self.path / "memory.max", memory_bytes)
-            self._memory_limit = memory_bytes
-        if max_pids != self._pids_limit:
-            _write(self.path / "pids.max", max_pids)
-            self._pids_limit = max_pids
+        self._limits.set(memory_bytes, max_pids)
 
     def begin(self) -> _Run:
         if self.resettable:
@@ -347,7 +334,7 @@ def kill_group(group: pathlib.Path) -> None:
         if time.monotonic() > deadline:
             raise LimitsError(f"processes survive SIGKILL in {group}")
         if (group / "cgroup.kill").exists():
-            _write(group / "cgroup.kill", 1)
+            write_value(group / "cgroup.kill", 1)
         else:
             for pid in _members(group):
                 with contextlib.suppress(ProcessLookupError):

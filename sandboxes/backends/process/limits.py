@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pathlib
 import resource
 from collections.abc import Iterable
 from typing import Protocol
@@ -26,6 +27,29 @@ RLIMITS = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE, "nofile":
 
 class LimitsError(Exception):
     """The limits mechanism could not be set up, configured or emptied."""
+
+
+def write_value(path: pathlib.Path, value: str | int) -> None:
+    """Write a cgroup file; LimitsError naming it if the kernel refuses."""
+    try:
+        path.write_text(str(value))
+    except OSError as e:
+        raise LimitsError(f"cannot write {value} to {path}: {e}") from e
+
+
+class LimitFiles:
+    """A slot's memory and process limit files, written only when a step's limits differ from the last ones."""
+
+    def __init__(self, memory: pathlib.Path, pids: pathlib.Path) -> None:
+        self.files = (memory, pids)
+        self.values: tuple[int, int] | None = None
+
+    def set(self, memory_bytes: int, max_pids: int) -> None:
+        values = (memory_bytes, max_pids)
+        for path, value, last in zip(self.files, values, self.values or (None, None), strict=True):
+            if value != last:
+                write_value(path, value)
+        self.values = values
 
 
 @dataclasses.dataclass(frozen=True)
