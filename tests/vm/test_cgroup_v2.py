@@ -2,8 +2,9 @@
 limits contract (tests/limits_cases.py: right and wrong python, cpp and bash programs, a CPU-time TIMEOUT,
 MEMORY_LIMIT, a fork bomb, an output flood, CPU spent by what outlives the program, per-test CPU seconds and peak
 memory) with `--limits cgroup` (cgroup v2, from inside a group that holds other processes, as a login session's scope
-does), again with `--limits rlimit`, and as `nobody`; the verdicts are the ones tests/test_limits_modes.py gets on
-this host's cgroup v1. One boot: TCG runs Python about ten times slower, so every time limit is scaled."""
+does), again with `--limits rlimit`, as `nobody` (rlimits), and as `nobody` in a group delegated to it (cgroup v2);
+the verdicts are the ones tests/test_limits_modes.py gets on this host's cgroup v1. One boot: TCG runs Python about
+ten times slower, so every time limit is scaled."""
 
 from __future__ import annotations
 
@@ -31,9 +32,19 @@ echo $$ > session.scope/cgroup.procs && cd - >/dev/null
 """
 
 
+# A group delegated to nobody, as systemd's Delegate=yes hands one to a user: the directory and the files a delegatee
+# writes are theirs. A shell moves itself into it, then runs the server as nobody.
+DELEGATED = "/sys/fs/cgroup/delegated"
+DELEGATE = (f"mkdir {DELEGATED} && chown nobody:nogroup {DELEGATED} {DELEGATED}/cgroup.procs "
+            f"{DELEGATED}/cgroup.subtree_control {DELEGATED}/cgroup.threads")
+
+
+def _as_nobody(limits: str) -> str:
+    return shlex.join(limits_cases.as_nobody(ROOT, pathlib.Path(VIEW), "--scale", str(SCALE), "--",
+                                             "--limits", limits))
+
+
 def _script() -> str:
-    nobody = shlex.join(limits_cases.as_nobody(ROOT, pathlib.Path(VIEW), "--scale", str(SCALE), "--",
-                                                "--limits", "auto"))
     return "\n".join([
         SESSION,
         f"echo \"=== doctor $(date +%s)\"; {shlex.quote(sys.executable)} -m reward_server doctor",
@@ -41,7 +52,9 @@ def _script() -> str:
         "echo \"=== groups after $(cat /proc/self/cgroup)\"",
         "find /sys/fs/cgroup/session.scope -mindepth 1 -maxdepth 1 -type d -printf '%f\\n'",
         f"echo \"=== rlimit $(date +%s)\"; {CASES} --limits rlimit",
-        f"mkdir -m 755 {VIEW}; echo \"=== nobody $(date +%s)\"; {nobody}",
+        f"mkdir -m 755 {VIEW}; echo \"=== nobody $(date +%s)\"; {_as_nobody('auto')}",
+        f"{DELEGATE}; echo \"=== delegated $(date +%s)\"",
+        f"sh -c 'echo $$ > {DELEGATED}/cgroup.procs && exec \"$@\"' sh {_as_nobody('cgroup')}",
         "echo \"=== end $(date +%s)\"",
     ])
 
@@ -83,6 +96,13 @@ def test_the_session_moved_into_a_leaf_and_the_instance_is_gone(sections: dict[s
     [header, *children] = sections["groups"]
     assert header.endswith("0::/session.scope/reward-server")
     assert children == ["reward-server"]
+
+
+def test_an_ordinary_user_in_a_delegated_group_gets_cgroup_v2(sections: dict[str, list[str]]) -> None:
+    report = _report(sections["delegated"])
+    assert report["limits"] == "cgroup-v2"
+    assert "not root: every slot runs as uid" in report["server_log"]
+    assert limits_cases.problems(report) == [], report["server_log"]
 
 
 @pytest.mark.parametrize("mode", ["rlimit", "nobody"])
