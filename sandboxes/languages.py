@@ -57,7 +57,7 @@ class Release:
 
 
 @dataclasses.dataclass(frozen=True)
-class Precompile:
+class PrecompiledHeaders:
     """Headers compiled once ahead, so that a compile whose source starts with one of `prefixes` loads them instead
     of parsing them again (sandboxes/precompile.py)."""
 
@@ -95,7 +95,7 @@ class Language:
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     guard: str = ""                 # function style: a guard of reward_server/graders runs program and tests instead
     warm_imports: tuple[str, ...] | None = None  # runs fork from an interpreter that imported these (process backend)
-    precompile: Precompile | None = None         # headers compiled ahead, per source prefix
+    precompiled_headers: PrecompiledHeaders | None = None  # headers compiled ahead, per source prefix
     class_archive: str | None = None             # how the JVM compiler takes a JVM flag ("-J{}"): archived classes
     compiler_snapshot: str | None = None         # a Node compiler's snapshot script (sandboxes/snapshots/)
     run_class_archive: str | None = None         # how the run command takes a JVM flag ("{}"): archived classes
@@ -184,8 +184,8 @@ def language_from_entry(key: str, entry: dict) -> Language:
     values = {name: tuple(value) if name in _TUPLE_FIELDS else value for name, value in entry.items()}
     if "env" in values:
         values["env"] = dict(values["env"])
-    if "precompile" in values:
-        values["precompile"] = _precompile_from_toml(key, values["precompile"])
+    if "precompiled_headers" in values:
+        values["precompiled_headers"] = _precompiled_headers_from_toml(key, values["precompiled_headers"])
     for field in ("class_archive", "run_class_archive"):
         if field in values:
             _check_class_archive(key, entry, field)
@@ -237,10 +237,10 @@ def _harness_from_toml(key: str, entry: dict) -> Harness:
     return harness
 
 
-def _precompile_from_toml(key: str, entry: dict) -> Precompile:
+def _precompiled_headers_from_toml(key: str, entry: dict) -> PrecompiledHeaders:
     if set(entry) != {"command", "prefixes"}:
-        raise ValueError(f"language {key}: precompile takes command and prefixes, not {sorted(entry)}")
-    return Precompile(tuple(entry["command"]), tuple(entry["prefixes"]))
+        raise ValueError(f"language {key}: precompiled_headers takes command and prefixes, not {sorted(entry)}")
+    return PrecompiledHeaders(tuple(entry["command"]), tuple(entry["prefixes"]))
 
 
 def _check_compiler_snapshot(key: str, entry: dict) -> None:

@@ -1,4 +1,4 @@
-"""What compiles and runs load ready-made instead of building again: precompiled headers (the table's `precompile`),
+"""What compiles and runs load ready-made instead of building again: precompiled headers (the table's `precompiled_headers`),
 the class-data archives of JVM compilers (`class_archive`) and of JVM runtimes (`run_class_archive`), and startup
 snapshots of Node compilers (`compiler_snapshot`).
 The rules live here once, for both backends: each language has one tree of them, read-only at MOUNT in its every
@@ -79,7 +79,7 @@ class BuildError(RuntimeError):
 
 def fitting_prefix(language: Language, source: str) -> int | None:
     """The index of the longest of the language's prefixes that `source` starts with; None: none fits."""
-    prefixes = language.precompile.prefixes if language.precompile is not None else ()
+    prefixes = language.precompiled_headers.prefixes if language.precompiled_headers is not None else ()
     fitting = [index for index, prefix in enumerate(prefixes) if source.startswith(prefix)]
     return max(fitting, key=lambda index: len(prefixes[index]), default=None)
 
@@ -124,7 +124,7 @@ def running(language: Language, step: Step, failed: frozenset[str] = frozenset()
 def artifacts(language: Language) -> list[int | str]:
     """What the language's tree may hold, each as the name `build` takes: its prefixes' directories (by index), its
     compiler's class archive, its compiler snapshot, its runtime's class archive."""
-    prefixes = language.precompile.prefixes if language.precompile is not None else ()
+    prefixes = language.precompiled_headers.prefixes if language.precompiled_headers is not None else ()
     return [*range(len(prefixes)), *([ARCHIVE] if language.class_archive is not None else []),
             *([SNAPSHOT] if language.compiler_snapshot is not None else []), *run_uses(language)]
 
@@ -151,7 +151,7 @@ def build(language: Language, name: int | str, tree: pathlib.Path) -> None:
 
 def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
     """Build the directory of the language's prefix `index` into `tree`."""
-    prefix = language.precompile.prefixes[index]
+    prefix = language.precompiled_headers.prefixes[index]
     first = FIRST_INCLUDE.match(prefix)
     if first is None:
         raise BuildError(f"{language.key}: precompile prefix {prefix!r} does not start with #include <...>")
@@ -162,7 +162,7 @@ def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
         source = work / language.source_name(prefix)
         source.write_text(prefix)
         values = {"source": source.name, "output": f"{header}.gch"}
-        failure = _run([part.format_map(values) for part in language.precompile.command], work,
+        failure = _run([part.format_map(values) for part in language.precompiled_headers.command], work,
                        compile_step(language, prefix), b"")
         if failure is not None:
             raise BuildError(f"{language.key}: precompiling {prefix!r} failed: {failure}")

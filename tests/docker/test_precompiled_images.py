@@ -51,7 +51,7 @@ def tree(docker_client, reference: str) -> set[str]:
 def expected_tree(language: Language) -> set[str]:
     """What the table says the language's tree holds: a directory per prefix, the class archives, the snapshot."""
     entries = {f"root:root 755 {MOUNT}"}
-    for index, prefix in enumerate(language.precompile.prefixes if language.precompile else ()):
+    for index, prefix in enumerate(language.precompiled_headers.prefixes if language.precompiled_headers else ()):
         header = pathlib.PurePosixPath(f"{MOUNT}/{index}", FIRST_INCLUDE.match(prefix).group(1))
         entries |= {f"root:root 755 {directory}" for directory in header.parents if str(directory).startswith(MOUNT)}
         entries |= {f"root:root 644 {header}", f"root:root 644 {header}.gch"}
