@@ -42,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     for kind in BACKENDS.values():
         group = serve.add_argument_group(f"{kind.name} backend")
         for option in kind.options:
-            group.add_argument(f"--{option.name.replace('_', '-')}", dest=f"{kind.name}_{option.name}",
+            group.add_argument(f"--{option.flag or option.name.replace('_', '-')}", dest=f"{kind.name}_{option.name}",
                                type=option.type, default=option.default, help=f"{option.help} (default: %(default)s)")
     serve.set_defaults(func=run)
 

@@ -11,12 +11,14 @@ from sandboxes.backend import Backend
 
 @dataclasses.dataclass(frozen=True)
 class Option:
-    """One keyword of a backend's factory; the command line offers it as --name-with-dashes."""
+    """One keyword of a backend's factory; the command line offers it as --name-with-dashes, or as `--flag` where
+    the flag users know is shorter than the keyword."""
 
     name: str
     type: type
     default: Any
     help: str
+    flag: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -42,7 +42,7 @@ def zygote_backend() -> Iterator[ProcessBackend]:
 
 @pytest.fixture(scope="session")
 def spawn_backend() -> Iterator[ProcessBackend]:
-    yield from _started(zygote=False)
+    yield from _started(fork_from_zygotes=False)
 
 
 @pytest.fixture(scope="session")
@@ -91,7 +91,7 @@ async def fresh_backend() -> AsyncIterator[ProcessBackend]:
 async def built(backend: ProcessBackend, language: Language, name: str,
                 first_use: Callable[[], Awaitable[object]]) -> pathlib.Path:
     """`name` in the language's tree in the backend's build directory: built by `first_use` if nothing used it yet."""
-    path = backend._precompiled.root / language.key / name
+    path = backend.artifact_builds.root / language.key / name
     if not path.exists():
         await first_use()
     assert path.is_file(), f"no {language.key} {name} at {path}"

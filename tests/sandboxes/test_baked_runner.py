@@ -1,6 +1,6 @@
 """The docker images carry the runner and only the sandboxes modules in BAKED_MODULES: started from exactly
 those, under the sandbox's /usr/bin/python3 with nothing of the host's environment, it must import and serve, and
-the recipe's build of the precompiled tree must import; the language.json they read is the table entry itself."""
+the recipe's build of the toolchain artifacts must import; the language.json they read is the table entry itself."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_runner_starts_from_the_baked_modules_alone(tmp_path: pathlib.Path) -> N
     assert done.returncode == 0, done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert answers == [{"ok": True}, {"error": "unknown op 'bogus'"}], done.stderr
-    built = subprocess.run(["/usr/bin/python3", "-c", "import sandboxes.backends.docker.precompiled"], cwd=tmp_path,
+    built = subprocess.run(["/usr/bin/python3", "-c", "import sandboxes.backends.docker.bake_artifacts"], cwd=tmp_path,
                            env={}, capture_output=True, text=True, timeout=60, check=False)
     assert built.returncode == 0, built.stderr
 

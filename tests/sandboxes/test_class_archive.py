@@ -16,9 +16,9 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import ARCHIVE
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.samples import load_samples
+from sandboxes.toolchain_artifacts import ARCHIVE
 from tests.sandboxes.conftest import built, fresh_backend, ready
 
 LIMITS = Limits(timeout_s=10, memory_mb=1024)
@@ -151,7 +151,7 @@ async def test_a_failed_archive_build_is_logged_and_compiles_go_on(table, caplog
         java = ready(table, fresh, "java")
         refused = dataclasses.replace(java, class_archive="{}")      # javac itself is given the JVM's flags
         source = programs("java")["good"]
-        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.precompiled"):
+        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.artifact_builds"):
             got = await compile_and_run(fresh, refused, source)
         assert "java: the compiler's class archive failed" in caplog.text
         assert got[1] is not None and got[1].stdout == b"3\n", got

@@ -17,7 +17,7 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import SNAPSHOT, build_snapshot
+from sandboxes.toolchain_artifacts import SNAPSHOT, build_snapshot
 from tests.sandboxes.conftest import built, fresh_backend, ready
 from tests.sandboxes.test_class_archive import Outcome, assert_same, compile_and_run
 
@@ -145,11 +145,11 @@ async def test_a_failed_snapshot_build_is_logged_and_compiles_go_on(table, caplo
         typescript = ready(table, fresh, "typescript")
         refused = dataclasses.replace(typescript, compiler_snapshot="../languages.toml")    # not a script
         source = programs(typescript)["good"]
-        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.precompiled"):
+        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.artifact_builds"):
             got = await compile_and_run(fresh, refused, source)
         assert "typescript: the compiler's snapshot failed (build)" in caplog.text
         assert got[1] is not None and got[1].stdout == b"3\n", got
-        assert not (fresh._precompiled.root / typescript.key / SNAPSHOT).exists()
+        assert not (fresh.artifact_builds.root / typescript.key / SNAPSHOT).exists()
 
 
 @pytest.mark.parametrize(("entry", "error"), [

@@ -44,7 +44,7 @@ def spread(children: int, cpu_s: float) -> str:
 def pool(request: pytest.FixtureRequest) -> Iterator[SandboxPool]:
     if os.geteuid() != 0:
         pytest.skip("the process backend needs root")
-    pool = SandboxPool(ProcessBackend(zygote=request.param), slots=SLOTS)
+    pool = SandboxPool(ProcessBackend(fork_from_zygotes=request.param), slots=SLOTS)
     asyncio.run(pool.start())
     try:
         yield pool

@@ -10,6 +10,7 @@ import pytest
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.toolchain_artifacts import MOUNT
 from tests.sandboxes.conftest import ready
 
 LIMITS = Limits(timeout_s=10, memory_mb=512)
@@ -45,7 +46,7 @@ def showing_includes(cpp: Language) -> Language:
 async def test_a_program_starting_with_a_prefix_loads_its_precompiled_header(backend, cpp, source, header) -> None:
     compiled, _ = await compile_and_run(backend, showing_includes(cpp), source)
     assert compiled.status is RunStatus.OK, compiled
-    assert f"! /precompiled/{header}\n".encode() in compiled.stderr, compiled.stderr[:2000]
+    assert f"! {MOUNT}/{header}\n".encode() in compiled.stderr, compiled.stderr[:2000]
 
 
 @pytest.mark.asyncio
@@ -58,7 +59,7 @@ async def test_a_program_starting_otherwise_compiles_without_one(backend, cpp) -
 @pytest.mark.parametrize("source", [LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE])
 @pytest.mark.asyncio
 async def test_verdicts_and_diagnostics_are_those_of_the_compile_without_it(backend, cpp, source) -> None:
-    plain = dataclasses.replace(cpp, precompile=None)
+    plain = dataclasses.replace(cpp, precompiled_headers=None)
     with_header = await compile_and_run(backend, cpp, source, b"2 3\n")
     without = await compile_and_run(backend, plain, source, b"2 3\n")
     for got, expected in zip(with_header, without, strict=True):

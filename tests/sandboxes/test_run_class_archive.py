@@ -12,9 +12,9 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import RUN_ARCHIVE
 from sandboxes.results import Limits, RunResult
 from sandboxes.samples import load_samples
+from sandboxes.toolchain_artifacts import RUN_ARCHIVE
 from tests.sandboxes.conftest import built, fresh_backend, ready
 from tests.sandboxes.test_class_archive import SHARED, archive_replaced
 
@@ -92,7 +92,7 @@ async def test_a_failed_archive_build_is_logged_and_runs_go_on(table, caplog) ->
         clojure = ready(table, fresh, "clojure")
         refused = dataclasses.replace(clojure, run_class_archive="-J{}")     # java takes no -J flags
         source = programs("clojure")["good"]
-        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.precompiled"):
+        with caplog.at_level(logging.ERROR, logger="sandboxes.backends.process.artifact_builds"):
             got = await run(fresh, refused, source)
         assert "clojure: the runtime's class archive failed" in caplog.text
         assert got.stdout == b"3\n", got

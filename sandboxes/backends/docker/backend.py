@@ -7,8 +7,9 @@ network, no IPC namespace sharing (and so no writable /dev/shm), a read-only roo
 no capabilities, no-new-privileges, an unprivileged user, and pids/memory/CPU limits; nothing from the
 host is mounted. Containers are sibling cgroups with docker's equal default CPU weight (`cpus` caps each),
 and a run's time limit is its CPU time, which the runner reads from the container's cgroup (policy.py).
-A compile gets the precompiled headers or class archive its image carries, built into the image's read-only root
-when it was built (sandboxes/precompile.py, precompiled.py here), never from a container's writable tmpfs.
+A compile gets the toolchain artifacts (precompiled headers, class archive, compiler snapshot) its image carries,
+built into the image's read-only root when it was built (sandboxes/toolchain_artifacts.py, bake_artifacts.py here),
+never from a container's writable tmpfs.
 Every workspace starts from a wiped workdir; a container whose program timed out or hit a limit, or whose
 runner died, went silent or answered garbage, is destroyed and replaced, and every container is recycled
 after `recycle_after` jobs.
@@ -41,8 +42,8 @@ from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR, runner_job
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
-from sandboxes.precompile import running, using
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.toolchain_artifacts import running, using
 
 log = logging.getLogger(__name__)
 

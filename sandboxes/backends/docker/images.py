@@ -5,11 +5,12 @@ Recipes (recipes/ here): a bookworm rootfs from `debootstrap --variant=minbase` 
 user on it; `language/` is the one thin recipe of every language the table gives an image (`docker_image`):
 its pinned Debian packages (the table's `packages`, also what setup.sh installs on a host) and its `setup`
 step, topped by the runner, the sandboxes modules it imports (BAKED_MODULES), the language's table entry
-(language.json), so the runner can also serve the Agnostics protocol alone, and what its precompiled tree is built
-from as root by the recipe (precompiled.py): its samples file and compiler snapshot script, if it needs them
-(precompile.inputs). `release/` is the same for a toolchain Debian lacks, plus its official release tarball, fetched
-here once (cached by checksum) and checked against the table's sha256. Push to the registry gives the manifest
-digest that the lock pins. Languages build a few at a time: apt's downloads then overlap another build's unpacking.
+(language.json), so the runner can also serve the Agnostics protocol alone, and what its tree of toolchain
+artifacts is built from as root by the recipe (bake_artifacts.py): its samples file and compiler snapshot script, if
+it needs them (toolchain_artifacts.inputs). `release/` is the same for a toolchain Debian lacks, plus its official
+release tarball, fetched here once (cached by checksum) and checked against the table's sha256. Push to the registry
+gives the manifest digest that the lock pins. Languages build a few at a time: apt's downloads then overlap another
+build's unpacking.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from sandboxes.backends.docker.engine import CACHE_DIR
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import BAKED_MODULES, SANDBOX_USER, WORKDIR, runner_spec
 from sandboxes.languages import Language, LanguageTable, Release
-from sandboxes.precompile import inputs
+from sandboxes.toolchain_artifacts import inputs
 
 log = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ instead of a `docker run`. Two request shapes:
   {"result": "success" | "fail:wrong-output" | "fail:error" | "fail:timeout" | "fail:other", ...}
   with that harness's rules (per-test timeout, first failure decides, rstrip equality), using the
   language baked into the image (/opt/sandbox/language.json) and the project's own sandboxes modules
-  (languages, policy, precompile, runtime) baked next to it: a compile gets the image's precompiled headers or
-  class archive as the docker backend's does.
+  (languages, policy, toolchain_artifacts, runtime) baked next to it: a compile gets the image's toolchain
+  artifacts as the docker backend's does.
 
 Standard library only (plus those modules, themselves stdlib-only): it runs under the image's /usr/bin/python3.
 """
@@ -43,8 +43,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sand
 
 from sandboxes.backends.docker.runtime import WORKDIR, baked_language, runner_job
 from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
-from sandboxes.precompile import running, using
 from sandboxes.results import Limits, RunStatus
+from sandboxes.toolchain_artifacts import running, using
 
 SCRATCH = "/tmp"
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"   # cgroup v1: its oom_kill line

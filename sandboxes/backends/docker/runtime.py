@@ -3,8 +3,8 @@ the job by which the runner is asked to execute one step.
 
 Shared by the image builder (which bakes the language table's entry, its samples and the modules below into the
 image, so the runner can serve the Agnostics protocol on its own with the very same argv rendering and policy, and
-the recipe can build the language's precompiled tree), the docker backend (which renders every step on the host
-and sends it as a job) and the runner.
+the recipe can build the language's tree of toolchain artifacts), the docker backend (which renders every step on
+the host and sends it as a job) and the runner.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ SANDBOX_USER = "65534:65534"
 RUNNER_DIR = "/opt/sandbox"
 LANGUAGE_FILE = f"{RUNNER_DIR}/language.json"
 # The project's modules the image carries (standard library only), as package paths: what the runner imports, and
-# the recipe's build of the precompiled tree (precompiled.py). (tests/sandboxes/test_baked_runner.py starts the one
-# and imports the other from exactly these, so a missing one fails there.)
+# the recipe's build of the toolchain artifacts (bake_artifacts.py). (tests/sandboxes/test_baked_runner.py starts the
+# one and imports the other from exactly these, so a missing one fails there.)
 BAKED_MODULES = ("sandboxes/__init__.py", "sandboxes/languages.py", "sandboxes/results.py", "sandboxes/policy.py",
-                 "sandboxes/precompile.py", "sandboxes/samples/__init__.py", "sandboxes/backend.py",
+                 "sandboxes/toolchain_artifacts.py", "sandboxes/samples/__init__.py", "sandboxes/backend.py",
                  "sandboxes/backends/__init__.py", "sandboxes/backends/kind.py",
                  "sandboxes/backends/process/__init__.py", "sandboxes/backends/docker/__init__.py",
-                 "sandboxes/backends/docker/runtime.py", "sandboxes/backends/docker/precompiled.py")
+                 "sandboxes/backends/docker/runtime.py", "sandboxes/backends/docker/bake_artifacts.py")
 
 
 def runner_spec(language: Language) -> dict:

@@ -25,8 +25,9 @@ def switch(text: str) -> bool:
 
 KIND = BackendKind("process", "embedded bubblewrap sandboxes over the host's toolchains (sandboxes/setup.sh)",
                    "sandboxes.backends.process.backend:ProcessBackend", (
-                       Option("zygote", switch, True, "runs of a language with warm_imports (Python) fork from a warm "
-                              "interpreter in each slot; off: every run spawns its own (A/B, fallback)"),
+                       Option("fork_from_zygotes", switch, True, "runs of a language with warm_imports (Python) fork "
+                              "from a warm interpreter in each slot; off: every run spawns its own (A/B, fallback)",
+                              flag="zygote"),
                        Option("limits", limits_mode, "auto", "how slots are bounded: cgroup (v2 or v1, in this "
                               "process's delegated group), rlimit (no cgroups; weaker, docs/guards.md) or auto (the "
                               "strongest this host offers, said loudly at start; `reward-server doctor` tells which)"),

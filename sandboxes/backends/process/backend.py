@@ -19,10 +19,11 @@ Why it looks the way it does (measured on the target machines):
   than a run. supervision.py takes a step from start to verdict.
 - Except the runs of a language whose table entry has `warm_imports` (Python): they fork from a warm interpreter
   that lives in the slot's sandbox (zygotes.py, zygote.py, zygote_main.py), with the same limits, namespaces and
-  verdicts (the `zygote` option turns it off). A slot's zygotes are its residents: their processes and memory are
-  added to every limit of the slot.
-- A compile sees, read-only, its language's tree of precompiled headers, its JVM compiler's class archive or its
-  compiler's snapshot, and a JVM run its runtime's class archive, built on first use (precompiled.py).
+  verdicts (`fork_from_zygotes`, the `serve --zygote` flag, turns it off). A slot's zygotes are its residents: their
+  processes and memory are added to every limit of the slot.
+- A compile sees, read-only, its language's tree of toolchain artifacts: precompiled headers, its JVM compiler's class
+  archive or its compiler's snapshot, and a JVM run its runtime's class archive, built on first use
+  (artifact_builds.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -46,11 +47,11 @@ import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, workspace_files
+from sandboxes.backends.process.artifact_builds import ArtifactBuilds
 from sandboxes.backends.process.command import Commands, which
 from sandboxes.backends.process.host import choose
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
 from sandboxes.backends.process.limits import LimitsError, Mechanism
-from sandboxes.backends.process.precompiled import Precompiled
 from sandboxes.backends.process.probe import probe
 from sandboxes.backends.process.slots import BASE_UID, Slot, close_slot, make_slot, remove_workspace
 from sandboxes.backends.process.supervision import Supervisor
@@ -65,6 +66,7 @@ LAUNCHER_SOURCE = pathlib.Path(__file__).with_name("launcher.c")
 RUN_INIT_SOURCE = pathlib.Path(__file__).with_name("run_init.c")
 ZYGOTE_SOURCE = pathlib.Path(__file__).with_name("zygote_main.py")
 _INSTANCE_FILES = ("launcher", "run-init", "zygote.py")
+ARTIFACTS_DIR = "toolchain-artifacts"     # in the instance's directory: the languages' trees (artifact_builds.py)
 
 
 class ProcessBackend:
@@ -72,14 +74,14 @@ class ProcessBackend:
 
     name = "process"
 
-    def __init__(self, base_uid: int = BASE_UID, zygote: bool = True, limits: str = "auto") -> None:
+    def __init__(self, base_uid: int = BASE_UID, fork_from_zygotes: bool = True, limits: str = "auto") -> None:
         self.base_uid = base_uid
-        self.zygote = zygote
+        self.fork_from_zygotes = fork_from_zygotes
         self.limits_choice = limits
         self.mechanism: Mechanism | None = None
         self.supervisor: Supervisor | None = None
         self.zygotes: Zygotes | None = None
-        self._precompiled: Precompiled | None = None
+        self.artifact_builds: ArtifactBuilds | None = None
         self._infos: dict[str, SandboxInfo] = {}
         self._slots: list[Slot] = []
         self._instance: InstanceDir | None = None
@@ -119,8 +121,8 @@ class ProcessBackend:
                 self._build(tools["gcc"], RUN_INIT_SOURCE, "run-init", 0o755, "-nostdlib", "-fno-stack-protector"))
             shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
             (self._root / "zygote.py").chmod(0o644)
-            (self._root / "precompiled").mkdir(mode=0o755)
-            self._precompiled = Precompiled(self._root / "precompiled")
+            (self._root / ARTIFACTS_DIR).mkdir(mode=0o755)
+            self.artifact_builds = ArtifactBuilds(self._root / ARTIFACTS_DIR)
             commands = Commands(launcher, tools["bwrap"])
             self.supervisor = Supervisor(commands, self.mechanism)
             self.zygotes = Zygotes(self.supervisor, commands, self._root / "zygote.py", run_init)
@@ -172,7 +174,7 @@ class ProcessBackend:
         if self._instance is not None:
             for name in _INSTANCE_FILES:
                 (self._root / name).unlink(missing_ok=True)
-            await asyncio.to_thread(shutil.rmtree, self._root / "precompiled", ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, self._root / ARTIFACTS_DIR, ignore_errors=True)
             self._instance.release()
             self._instance = None
             self._root = None
@@ -205,11 +207,13 @@ class ProcessBackend:
                     state.busy = False
 
     async def _run(self, slot: Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
-                   deadline: float | None, precompiled: pathlib.Path | None) -> RunResult:
-        """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing `precompiled`)."""
-        prefix = zygote_prefix(language, step) if self.zygote else None
+                   deadline: float | None, artifact_tree: pathlib.Path | None) -> RunResult:
+        """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing
+        `artifact_tree`)."""
+        prefix = zygote_prefix(language, step) if self.fork_from_zygotes else None
         if prefix is None:
-            return await self.supervisor.execute(slot, path, step, stdin, deadline=deadline, precompiled=precompiled)
+            return await self.supervisor.execute(slot, path, step, stdin, deadline=deadline,
+                                                 artifact_tree=artifact_tree)
         return await self.zygotes.run(slot, path, language, step, stdin, deadline, prefix)
 
 
@@ -228,12 +232,12 @@ class ProcessWorkspace:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
-        step, precompiled = await self.backend._precompiled.prepare(self.language, self.source, step)
+        step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
         return await self.backend.supervisor.execute(self.slot, self.path, step, b"", deadline=deadline,
-                                                     precompiled=precompiled)
+                                                     artifact_tree=artifact_tree)
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         step = run_step(self.language, self.source, limits)
-        step, precompiled = await self.backend._precompiled.prepare_run(
+        step, artifact_tree = await self.backend.artifact_builds.prepare_run(
             self.language, dataclasses.replace(step, argv=(*step.argv, *args)))
-        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, precompiled)
+        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, artifact_tree)

@@ -82,5 +82,5 @@ def _remove(root: pathlib.Path) -> None:
         with contextlib.suppress(OSError):
             slot.rmdir()
     if not any(os.path.ismount(slot) for slot in root.glob("slot*")):  # never delete through a live mount
-        shutil.rmtree(root, ignore_errors=True)      # the binaries, the zygote's program, precompiled headers
+        shutil.rmtree(root, ignore_errors=True)      # the binaries, the zygote's program, toolchain artifacts
 

@@ -18,8 +18,8 @@ from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import Zygote
 from sandboxes.policy import Ending, Step, classify, cpu_check_delay
-from sandboxes.precompile import MOUNT as PRECOMPILED_MOUNT
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.toolchain_artifacts import MOUNT as ARTIFACTS_MOUNT
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +64,10 @@ class Supervisor:
         return step_rlimits(slot, step, forked, self.mechanism.rlimits_only)
 
     async def execute(self, slot: Slot, path: pathlib.Path, step: Step, stdin: bytes, *, deadline: float | None,
-                      zygote: Zygote | None = None, precompiled: pathlib.Path | None = None) -> RunResult | None:
-        """Run the step in a fresh sandbox of `slot` with /sandbox = path/box, forked by `zygote` if given; never
-        leaves a process behind. None: the zygote died under the run (not the program's doing; run it again).
+                      zygote: Zygote | None = None, artifact_tree: pathlib.Path | None = None) -> RunResult | None:
+        """Run the step in a fresh sandbox of `slot` with /sandbox = path/box and `artifact_tree` (its language's
+        toolchain artifacts) at ARTIFACTS_MOUNT, forked by `zygote` if given; never leaves a process behind. None: the
+        zygote died under the run (not the program's doing; run it again).
 
         The sandbox runs in a shielded task: a caller that is cancelled (even mid-spawn) stops the
         program the same way a timeout does, and waits for it to be gone before the cancellation goes on.
@@ -79,7 +80,7 @@ class Supervisor:
             if deadline - loop.time() < budget:
                 budget, cut_by = deadline - loop.time(), "deadline"
         streams = RunStreams(stdin, step.limits.max_output_bytes)
-        inner = asyncio.ensure_future(self._supervise(slot, path, step, streams, budget, cut_by, zygote, precompiled))
+        inner = asyncio.ensure_future(self._supervise(slot, path, step, streams, budget, cut_by, zygote, artifact_tree))
         try:
             outcome = await asyncio.shield(inner)
         except asyncio.CancelledError:
@@ -95,7 +96,7 @@ class Supervisor:
 
     async def _supervise(self, slot: Slot, path: pathlib.Path, step: Step, streams: RunStreams, budget: float,
                          cut_by: str, zygote: Zygote | None,
-                         precompiled: pathlib.Path | None) -> RunResult | tuple[Ending, int | None, float] | None:
+                         artifact_tree: pathlib.Path | None) -> RunResult | tuple[Ending, int | None, float] | None:
         """Start, feed, watch, wait and clean up: how the run ended, its exit status and the time it took."""
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -108,7 +109,7 @@ class Supervisor:
                 return sandbox_error(f"limits: {e}", loop.time() - started)
             try:
                 run = (Forked(slot, path, step, streams, zygote, meter, self.rlimits(slot, step, forked)) if forked
-                       else Spawned(slot, self._command(slot, path, step, precompiled, meter), step, streams))
+                       else Spawned(slot, self._command(slot, path, step, artifact_tree, meter), step, streams))
             except OSError as e:
                 meter.close()
                 if zygote is not None:     # it is gone: replace it and run again
@@ -149,11 +150,11 @@ class Supervisor:
                          measured.cpu_s, measured.peak_bytes)
         return ending, exit_code, elapsed
 
-    def _command(self, slot: Slot, path: pathlib.Path, step: Step, precompiled: pathlib.Path | None,
+    def _command(self, slot: Slot, path: pathlib.Path, step: Step, artifact_tree: pathlib.Path | None,
                  meter: RunMeter) -> list[str]:
         mounts = ["--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"]
-        if precompiled is not None:
-            mounts += ["--ro-bind", str(precompiled), PRECOMPILED_MOUNT]
+        if artifact_tree is not None:
+            mounts += ["--ro-bind", str(artifact_tree), ARTIFACTS_MOUNT]
         argv = [which(step.argv[0]) or step.argv[0], *step.argv[1:]]
         if self.mechanism.rlimits_only:
             mounts += ["--ro-bind", self.commands.launcher, REAPER]

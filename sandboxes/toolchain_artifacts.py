@@ -1,10 +1,10 @@
-"""What compiles and runs load ready-made instead of building again: precompiled headers (the table's `precompiled_headers`),
-the class-data archives of JVM compilers (`class_archive`) and of JVM runtimes (`run_class_archive`), and startup
-snapshots of Node compilers (`compiler_snapshot`).
+"""Toolchain artifacts: what compiles and runs load ready-made instead of building again: precompiled headers (the
+table's `precompiled_headers`), the class-data archives of JVM compilers (`class_archive`) and of JVM runtimes
+(`run_class_archive`), and startup snapshots of Node compilers (`compiler_snapshot`).
 The rules live here once, for both backends: each language has one tree of them, read-only at MOUNT in its every
-compile, which the process backend builds on first use and binds there (backends/process/precompiled.py) and a docker
-image builds there when it is built (backends/docker/precompiled.py); either way a compile runs the same argv (`using`)
-over the same files. Standard library only: the images carry this module.
+compile, which the process backend builds on first use and binds there (backends/process/artifact_builds.py) and a
+docker image builds there when it is built (backends/docker/bake_artifacts.py); either way a compile runs the same
+argv (`using`) over the same files. Standard library only: the images carry this module.
 
 `#include <bits/stdc++.h>` costs g++ four times the CPU of a small program's own compile; loaded precompiled it costs
 about what `<iostream>` does. GCC's convention (GCC decides, and refuses a precompiled header built with other flags):
@@ -60,7 +60,7 @@ from sandboxes.samples import SAMPLES_DIR, load_samples
 
 log = logging.getLogger(__name__)
 
-MOUNT = "/precompiled"
+MOUNT = "/toolchain-artifacts"
 ARCHIVE = "classes.jsa"
 RUN_ARCHIVE = "run-classes.jsa"
 SNAPSHOT = "compiler.blob"
@@ -154,7 +154,7 @@ def build_header(language: Language, index: int, tree: pathlib.Path) -> None:
     prefix = language.precompiled_headers.prefixes[index]
     first = FIRST_INCLUDE.match(prefix)
     if first is None:
-        raise BuildError(f"{language.key}: precompile prefix {prefix!r} does not start with #include <...>")
+        raise BuildError(f"{language.key}: precompiled header prefix {prefix!r} does not start with #include <...>")
     header = first.group(1)
     with tempfile.TemporaryDirectory(dir=tree.parent, prefix=f".{tree.name}-") as scratch:
         work = pathlib.Path(scratch, str(index))

@@ -1,6 +1,7 @@
-"""The process backend's precompiled headers, class archives and compiler snapshots (sandboxes/precompile.py says
-what they are and how they are built): each language's tree lives in this backend instance's directory, bound
-read-only at MOUNT in every compile of the language, and in every run of a language whose runs map an archive.
+"""The process backend's toolchain artifacts, built on first use: precompiled headers, class archives and compiler
+snapshots (sandboxes/toolchain_artifacts.py says what they are and how they are built): each language's tree lives in
+this backend instance's directory, bound read-only at MOUNT in every compile of the language, and in every run of a
+language whose runs map an archive.
 
 The first compile (or run) that needs one builds it (as root, outside any sandbox, in a thread); compiles that
 need the same meanwhile wait for that build. Built per backend instance: a toolchain upgrade never meets an old build.
@@ -17,13 +18,13 @@ from collections.abc import Callable
 
 from sandboxes.languages import Language
 from sandboxes.policy import Step
-from sandboxes.precompile import BuildError, build, compile_uses, run_uses, running, using
+from sandboxes.toolchain_artifacts import BuildError, build, compile_uses, run_uses, running, using
 
 log = logging.getLogger(__name__)
 
 
-class Precompiled:
-    """The precompiled headers and class archives of one backend instance, built on first use."""
+class ArtifactBuilds:
+    """The toolchain artifacts of one backend instance, built on first use."""
 
     def __init__(self, root: pathlib.Path) -> None:
         self.root = root

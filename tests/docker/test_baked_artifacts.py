@@ -1,7 +1,8 @@
-"""The images' precompiled headers, class archives and compiler snapshots (sandboxes/precompile.py): built into the
-image, root's and read-only; a compile in a container loads what fits its source (GCC's -H and the JVM's class-loading
-log say so; tsc starts from its snapshot there), the runner's Agnostics compile too, a clojure run maps its runtime's
-archive, and verdicts, diagnostics and output are those without. The programs and helpers are the process backend's
+"""The images' toolchain artifacts: precompiled headers, class archives and compiler snapshots
+(sandboxes/toolchain_artifacts.py): built into the image, root's and read-only; a compile in a container loads what
+fits its source (GCC's -H and the JVM's class-loading log say so; tsc starts from its snapshot there), the runner's
+Agnostics compile too, a clojure run maps its runtime's archive, and verdicts, diagnostics and output are those
+without. The programs and helpers are the process backend's
 tests' (tests/sandboxes/test_precompiled.py, test_class_archive.py, test_compiler_snapshot.py,
 test_run_class_archive.py). No timings are asserted. cpp comes from the few-language lock; the others from the
 every-language one (kotlin, scala, typescript and clojure are only there), which the differential test builds
@@ -18,8 +19,8 @@ from sandboxes.backends.docker.images import language_json
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.backends.docker.runtime import LANGUAGE_FILE, SANDBOX_USER
 from sandboxes.languages import Language, LanguageTable
-from sandboxes.precompile import ARCHIVE, FIRST_INCLUDE, MOUNT, RUN_ARCHIVE, SNAPSHOT
 from sandboxes.results import RunStatus
+from sandboxes.toolchain_artifacts import ARCHIVE, FIRST_INCLUDE, MOUNT, RUN_ARCHIVE, SNAPSHOT
 from tests.docker.test_agnostics import agnostics_session
 from tests.sandboxes.test_class_archive import (
     JVM_COMPILED,
@@ -97,8 +98,8 @@ async def test_cpp_verdicts_and_diagnostics_are_those_of_the_compile_without_it(
     cpp = table.resolve("cpp")
     for source in (LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE):
         with_header = await compile_and_run(backend, cpp, source, b"2 3\n")
-        assert_same(with_header, await compile_and_run(backend, dataclasses.replace(cpp, precompile=None), source,
-                                                       b"2 3\n"))
+        without = dataclasses.replace(cpp, precompiled_headers=None)
+        assert_same(with_header, await compile_and_run(backend, without, source, b"2 3\n"))
         compiled = with_header[0]
         assert compiled.status is (RunStatus.EXIT_NONZERO if source is TEMPLATE_ERROR else RunStatus.OK), compiled
         assert (b"error:" in compiled.stderr) == (source is TEMPLATE_ERROR)
