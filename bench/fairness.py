@@ -73,7 +73,7 @@ async def honest_round(pool: SandboxPool, count: int, cpu_s: float, timeout_s: f
 async def with_neighbour(pool: SandboxPool, count: int, cpu_s: float, timeout_s: float, tag: int) -> Round:
     neighbour = asyncio.create_task(run(pool, NEIGHBOUR, Limits(timeout_s=3600, memory_mb=256)))
     try:
-        while sum(len(slot.strangers()) for slot in pool.backend._slots) <= NEIGHBOUR_PROCESSES:
+        while sum(len(slot.strangers) for slot in pool.backend.slots()) <= NEIGHBOUR_PROCESSES:
             if neighbour.done():
                 raise SystemExit(f"the neighbour ended early: {neighbour.result()}")
             await asyncio.sleep(0.05)

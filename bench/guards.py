@@ -28,7 +28,7 @@ from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
 from reward_server.client import AsyncRewardClient  # noqa: E402
 from reward_server.graders.function_style import assemble_program  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
-from sandboxes.samples import load_samples  # noqa: E402
+from sandboxes.languages.samples import load_samples  # noqa: E402
 
 Program = tuple[str, str, str, tuple[str, ...]]     # prompt, completion, tests, stop tokens
 

@@ -45,8 +45,8 @@ from reward_server.graders.function_style import assemble_program, cut_at_stop_t
 from reward_server.pb import reward_pb2  # noqa: E402
 from sandboxes.backends.process.backend import ProcessBackend  # noqa: E402
 from sandboxes.languages import LanguageTable  # noqa: E402
+from sandboxes.languages.samples import load_samples  # noqa: E402
 from sandboxes.results import Limits, RunStatus  # noqa: E402
-from sandboxes.samples import load_samples  # noqa: E402
 
 BARE_PYTHON = "/usr/bin/python3"
 BROKEN = "    return None\n"

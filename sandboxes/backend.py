@@ -33,6 +33,14 @@ class LimitsInfo:
     weaker: tuple[str, ...] = ()     # the guarantees this mode does not give (docs/guards.md)
 
 
+@dataclasses.dataclass(frozen=True)
+class SlotState:
+    """What a started backend holds for the pool at one moment, one entry each (`Backend.slots`): a read-only view
+    for tests and operators, never a handle on the slot itself. Each backend's own kind says what else it has."""
+
+    busy: bool           # it holds a candidate's workspace now
+
+
 class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
@@ -66,6 +74,9 @@ class Backend(Protocol):
 
     def limits(self) -> LimitsInfo:
         """How the limits are enforced, once started."""
+
+    def slots(self) -> Sequence[SlotState]:
+        """What it holds for the pool now (none before start or after close), read when called."""
 
     async def close(self) -> None:
         """Release every resource; no process or container is left behind."""

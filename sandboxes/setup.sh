@@ -4,20 +4,17 @@
 set -euo pipefail
 [ "${SKIP_APT:-0}" = 1 ] && exit 0
 here="$(dirname "$0")"
-# The backend's own tools first: python3 also reads the language table below.
+# The backend's own tools first: python3 also reads the language table (sandboxes/languages) below.
 "$here/apt_install.sh" bubblewrap procps util-linux python3 python3-venv
 # Every language's packages from the table, by name: a version there pins the docker images, while a host
 # takes the archive's current build (pins go stale as Debian updates; a host may carry a newer runtime).
 # A language Debian lacks (its `release` tarball) exists in its image only: its packages are that tarball's
 # dependencies, of no use here.
-names="$(/usr/bin/python3 - "$here/languages.toml" <<'PY'
-import sys
-import tomllib
+names="$(PYTHONPATH="$here/.." /usr/bin/python3 - <<'PY'
+from sandboxes.languages import LanguageTable
 
-with open(sys.argv[1], "rb") as f:
-    table = tomllib.load(f)
-hosted = [entry for entry in table.values() if "release" not in entry]
-print(" ".join(dict.fromkeys(p.split("=", 1)[0] for entry in hosted for p in entry["packages"])))
+hosted = [language for language in LanguageTable.load() if language.release is None]
+print(" ".join(dict.fromkeys(p.split("=", 1)[0] for language in hosted for p in language.packages)))
 PY
 )"
 read -ra packages <<<"$names"
@@ -25,17 +22,14 @@ read -ra packages <<<"$names"
 sudo_cmd=""
 [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
 # Each language's `setup` step, on every run (it refreshes what the packages' current build left).
-/usr/bin/python3 - "$here/languages.toml" <<'PY' | while IFS= read -r -d '' step; do $sudo_cmd sh -c "$step"; done
-import sys
-import tomllib
+PYTHONPATH="$here/.." /usr/bin/python3 - <<'PY' | while IFS= read -r -d '' step; do $sudo_cmd sh -c "$step"; done
+from sandboxes.languages import LanguageTable
 
-with open(sys.argv[1], "rb") as f:
-    table = tomllib.load(f)
-for entry in table.values():
-    if entry.get("setup") and "release" not in entry:
-        print(entry["setup"], end="\0")
+for language in LanguageTable.load():
+    if language.setup and language.release is None:
+        print(language.setup, end="\0")
 PY
-# Node's type definitions for tsc (languages.toml: typescript --typeRoots /usr/share/nodejs/@types), so stdin
+# Node's type definitions for tsc (the typescript folder's compile: --typeRoots /usr/share/nodejs/@types), so stdin
 # programs that use require/process type-check. Debian's nodejs ships them there; on a host whose node is not
 # Debian's (nodesource's has none) npm's @types/node of Debian's major version goes there instead.
 types_dir=/usr/share/nodejs/@types/node

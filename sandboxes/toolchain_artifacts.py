@@ -53,10 +53,10 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 
-from sandboxes.languages import SNAPSHOT_SCRIPTS, Language
+from sandboxes.languages import LANGUAGES_DIR, Language
+from sandboxes.languages.samples import SAMPLES_FILE, load_samples
 from sandboxes.policy import Step, compile_step, run_step
 from sandboxes.results import Limits
-from sandboxes.samples import SAMPLES_DIR, load_samples
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +133,9 @@ def inputs(language: Language) -> list[pathlib.Path]:
     """The project's files, beyond its modules, that building the language's tree reads: the samples file whose
     greeter the archives and the snapshot are built from, and the snapshot's script."""
     from_greeter = {ARCHIVE, SNAPSHOT, RUN_ARCHIVE} & set(artifacts(language))
-    return [*([SAMPLES_DIR / f"{language.key}.toml"] if from_greeter else []),
-            *([SNAPSHOT_SCRIPTS / language.compiler_snapshot] if language.compiler_snapshot is not None else [])]
+    folder = LANGUAGES_DIR / language.key
+    return [*([folder / SAMPLES_FILE] if from_greeter else []),
+            *([folder / language.compiler_snapshot] if language.compiler_snapshot is not None else [])]
 
 
 def build(language: Language, name: int | str, tree: pathlib.Path) -> None:
@@ -201,7 +202,7 @@ def build_snapshot(language: Language, tree: pathlib.Path) -> None:
         compiler = shutil.which(step.argv[0], path=step.env.get("PATH"))
         if compiler is None:
             raise BuildError(f"{language.key}: no {step.argv[0]} to snapshot")
-        script = SNAPSHOT_SCRIPTS / language.compiler_snapshot
+        script = LANGUAGES_DIR / language.key / language.compiler_snapshot
         return [("build", ("node", "--snapshot-blob", snapshot, "--build-snapshot", str(script), compiler,
                            *step.argv[1:]), step, b""),
                 ("check", _from_snapshot(step.argv, snapshot), step, b"")]

@@ -21,6 +21,8 @@ from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
 
+pytest_plugins = ("tests.skips",)   # --strict-skips
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 60.0
 
@@ -128,12 +130,17 @@ def start_replicas(start_server) -> Callable[[int, int], list[ServerHandle]]:
     return start
 
 
+def wait_for(condition: Callable[[], object], what: str, timeout_s: float = 30.0) -> None:
+    """Until `condition()` holds: a state to wait on, never a guess at how long it takes; fails naming `what`."""
+    give_up = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < give_up, f"{what}: not after {timeout_s:.0f}s"
+        time.sleep(0.05)
+
+
 def wait_grading(server: ServerHandle) -> None:
     """Until the replica's pool is running a candidate: stopping it now cuts a batch in the middle."""
-    give_up = time.monotonic() + 30
-    while total(scrape(server.metrics_url), "reward_pool_busy") < 1:
-        assert time.monotonic() < give_up, f"{server.address} never started grading"
-        time.sleep(0.05)
+    wait_for(lambda: total(scrape(server.metrics_url), "reward_pool_busy") >= 1, f"{server.address} grading")
 
 
 def score_killing(client: RewardClient, candidates: Sequence[reward_pb2.Candidate],

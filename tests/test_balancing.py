@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 
 import pytest
+from grpc._cython import cygrpc
 
 from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
 from reward_server.targets import parse_targets, width
 from tests.candidates import equation, python_script, verdict_name
-from tests.conftest import score_killing, wait_grading
+from tests.conftest import score_killing, wait_for, wait_grading
 
 
 def ipv4_target(servers) -> str:
@@ -27,6 +29,21 @@ def wait_all_connected(client: RewardClient, replicas) -> None:
     while not all(total(scrape(r.metrics_url), "reward_requests_total") for r in replicas):
         assert time.monotonic() < give_up, "round_robin never reached every replica"
         client.score([equation("warm", "VERDICT: TRUE", True)])
+
+
+def picked_connections(address: str) -> int:
+    """This process's connections to `address` that round_robin may pick (READY subchannels), from channelz: grpcio's
+    own account of its channels, the one grpcio-channelz serves."""
+    count, start = 0, 0
+    while True:
+        page = json.loads(cygrpc.channelz_get_top_channels(start))
+        for channel in page.get("channel", []):
+            for ref in channel.get("subchannelRef", []):
+                data = json.loads(cygrpc.channelz_get_subchannel(int(ref["subchannelId"])))["subchannel"]["data"]
+                count += data["target"] == f"ipv4:{address}" and data["state"]["state"] == "READY"
+            start = int(channel["ref"]["channelId"]) + 1
+        if page.get("end", False) or not page.get("channel"):
+            return count
 
 
 def score_calls(replicas) -> list[float]:
@@ -106,8 +123,9 @@ def test_a_draining_replica_gets_no_new_calls(start_replicas, caplog: pytest.Log
             slow = threading.Thread(target=direct.score, args=([sleeper],))
             slow.start()
             wait_grading(draining)
+            assert picked_connections(draining.address) > 0
             draining.process.terminate()
-            time.sleep(0.5)  # the drain's GOAWAY reaches the client
+            wait_for(lambda: not picked_connections(draining.address), "the drain's GOAWAY reaching the client")
             [calls] = score_calls(replicas[:1])
             with caplog.at_level("WARNING", logger="reward_server.client"):
                 for batch in range(4):

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import kubernetes_validate
 import pytest
@@ -26,12 +29,14 @@ VERSIONS = ("1.34.0", kubernetes_validate.latest_version())
 NAMESPACE = "reward"
 CLUSTER_SCOPED = {"Namespace"}
 
-pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl (with kustomize) is not installed")
+# tests/setup_kubectl.sh (./test.sh runs it) pins one in the environment's bin: that one first
+KUBECTL = shutil.which("kubectl", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed: tests/setup_kubectl.sh installs it")
 
 
 @functools.cache
 def render(directory: str) -> tuple[dict, ...]:
-    done = subprocess.run(["kubectl", "kustomize", str(KUSTOMIZE / directory)], capture_output=True, text=True,
+    done = subprocess.run([KUBECTL, "kustomize", str(KUSTOMIZE / directory)], capture_output=True, text=True,
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)

@@ -16,11 +16,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from reward_server.client import RequestRejected, RewardClient, ServerUnavailable
 from reward_server.pb import reward_pb2
 from tests.candidates import equation, python_script, verdict_name
-from tests.conftest import ROOT
+from tests.conftest import ROOT, wait_grading
 
 
 def test_drain_finishes_in_flight_work_and_reports_not_serving(start_server) -> None:
-    server = start_server()
+    server = start_server("--metrics-port", "0")   # its pool's gauges show when the call is in flight
     outcome: dict = {}
 
     def call() -> None:
@@ -30,7 +30,7 @@ def test_drain_finishes_in_flight_work_and_reports_not_serving(start_server) -> 
 
     caller = threading.Thread(target=call)
     caller.start()
-    time.sleep(1.5)
+    wait_grading(server)
     server.process.terminate()
     statuses = []
     with grpc.insecure_channel(server.address) as channel:

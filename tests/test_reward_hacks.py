@@ -20,8 +20,9 @@ from benchmarks.humaneval import check_harness
 from reward_server.client import RewardClient
 from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
-from sandboxes.samples import load_samples
+from sandboxes.languages.samples import load_samples
 from tests.candidates import function_style, stdio, verdict_name
+from tests.toolchains import require_ready
 
 SCORE_TIMEOUT_S = 1800
 
@@ -240,23 +241,44 @@ PYTHON_HONEST = [
 MARKER = re.compile(r"[0-9a-f]{32}")
 
 
-@pytest.fixture(scope="module")
-def ready(path_client: RewardClient, python_path: str) -> set[str]:
-    """The languages tested on this path: every ready one; on the spawn path Python alone (nothing else differs)."""
-    ready = {lang.key for lang in path_client.languages().languages if lang.ready}
-    return ready if python_path == "zygote" else ready & {"python"}
+def python_first(programs: list[Program]) -> tuple[list[Program], list[Program]]:
+    """Python's programs, and the others': how a Python run starts differs between the paths (forked by a zygote,
+    or spawned) and is tested on both, any other language's does not and is tested once, on the default server."""
+    return [p for p in programs if p.language == "python"], [p for p in programs if p.language != "python"]
 
 
-@pytest.fixture(scope="module")
-def results(path_client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.ScoreResult]:
-    """Every program of this module in one batch (compiles run in parallel), by candidate id."""
+PYTHON_EXIT_HACKS, OTHER_EXIT_HACKS = python_first(EXIT_HACKS)
+PYTHON_HONEST_SAMPLES, OTHER_HONEST = python_first(HONEST)
+
+
+def program_candidates(hacks: list[Program], honest: list[Program]) -> list[reward_pb2.Candidate]:
+    """Each hack guarded and run plainly; each honest program right and wrong."""
     candidates = []
-    for hack in EXIT_HACKS:
-        if hack.language in ready:
-            candidates += [hack.candidate(f"hack/{hack.id}"), hack.plain(f"plain/{hack.id}")]
-    for program in HONEST:
-        if program.language in ready:
-            candidates += [program.candidate(f"right/{program.id}"), wrong(program).candidate(f"wrong/{program.id}")]
+    for hack in hacks:
+        candidates += [hack.candidate(f"hack/{hack.id}"), hack.plain(f"plain/{hack.id}")]
+    for program in honest:
+        candidates += [program.candidate(f"right/{program.id}"), wrong(program).candidate(f"wrong/{program.id}")]
+    return candidates
+
+
+@pytest.fixture(scope="module")
+def other_results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
+    """Every other language's programs in one batch (compiles run in parallel), by candidate id."""
+    with RewardClient(server_address) as client:
+        scored = client.score(program_candidates(OTHER_EXIT_HACKS, OTHER_HONEST), timeout_s=SCORE_TIMEOUT_S)
+    return {result.id: result for result in scored}
+
+
+@pytest.fixture(scope="module")
+def listed(server_address: str) -> dict[str, reward_pb2.Language]:
+    with RewardClient(server_address) as client:
+        return {lang.key: lang for lang in client.languages().languages}
+
+
+@pytest.fixture(scope="module")
+def results(path_client: RewardClient) -> dict[str, reward_pb2.ScoreResult]:
+    """Every Python program of this module on this path in one batch, by candidate id."""
+    candidates = program_candidates(PYTHON_EXIT_HACKS, PYTHON_HONEST_SAMPLES)
     for name, completion, tests, _ in PYTHON_GUARDS:
         candidates += [function_style(f"guard/{name}", "python", HALF_PROMPT, completion, tests),
                        stdio(f"guard-plain/{name}", "python",
@@ -266,10 +288,7 @@ def results(path_client: RewardClient, ready: set[str]) -> dict[str, reward_pb2.
     return {result.id: result for result in path_client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
 
 
-@pytest.mark.parametrize("hack", EXIT_HACKS, ids=[hack.id for hack in EXIT_HACKS])
-def test_exiting_early_is_not_a_pass(hack: Program, ready: set[str], results) -> None:
-    if hack.language not in ready:
-        pytest.skip(f"{hack.language}: toolchain not installed here, or not Python on the spawn path")
+def check_exited_early(hack: Program, results: dict[str, reward_pb2.ScoreResult]) -> None:
     plain, guarded = results[f"plain/{hack.id}"], results[f"hack/{hack.id}"]
     assert verdict_name(plain) in {"PASS", "WRONG_ANSWER"}, plain        # run plainly, it does exit 0
     assert verdict_name(guarded) == "EXITED_EARLY", guarded
@@ -277,13 +296,32 @@ def test_exiting_early_is_not_a_pass(hack: Program, ready: set[str], results) ->
     assert "before its tests finished" in guarded.detail
 
 
-@pytest.mark.parametrize("program", HONEST, ids=[program.id for program in HONEST])
-def test_honest_programs_keep_their_verdicts(program: Program, ready: set[str], results) -> None:
-    if program.language not in ready:
-        pytest.skip(f"{program.language}: toolchain not installed here, or not Python on the spawn path")
+def check_keeps_its_verdicts(program: Program, results: dict[str, reward_pb2.ScoreResult]) -> None:
     right, failing = results[f"right/{program.id}"], results[f"wrong/{program.id}"]
     assert verdict_name(right) == "PASS", right
     assert verdict_name(failing) == "RUNTIME_ERROR", failing
+
+
+@pytest.mark.parametrize("hack", OTHER_EXIT_HACKS, ids=[hack.id for hack in OTHER_EXIT_HACKS])
+def test_exiting_early_is_not_a_pass(hack: Program, listed, other_results) -> None:
+    require_ready(hack.language, listed[hack.language].ready, listed[hack.language].reason)
+    check_exited_early(hack, other_results)
+
+
+@pytest.mark.parametrize("hack", PYTHON_EXIT_HACKS, ids=[hack.id for hack in PYTHON_EXIT_HACKS])
+def test_exiting_python_early_is_not_a_pass(hack: Program, results) -> None:
+    check_exited_early(hack, results)
+
+
+@pytest.mark.parametrize("program", OTHER_HONEST, ids=[program.id for program in OTHER_HONEST])
+def test_honest_programs_keep_their_verdicts(program: Program, listed, other_results) -> None:
+    require_ready(program.language, listed[program.language].ready, listed[program.language].reason)
+    check_keeps_its_verdicts(program, other_results)
+
+
+@pytest.mark.parametrize("program", PYTHON_HONEST_SAMPLES, ids=[program.id for program in PYTHON_HONEST_SAMPLES])
+def test_honest_python_programs_keep_their_verdicts(program: Program, results) -> None:
+    check_keeps_its_verdicts(program, results)
 
 
 @pytest.mark.parametrize(("name", "detail"), [(case[0], case[3]) for case in PYTHON_GUARDS])

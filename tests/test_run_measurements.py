@@ -3,11 +3,10 @@ on both paths a Python run takes (zygote and spawned) and for a compiled languag
 
 from __future__ import annotations
 
-import pytest
-
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
 from tests.candidates import stdio, verdict_name
+from tests.toolchains import require_ready
 
 # One program, three behaviours chosen by stdin: each test's outcome reports what its own run used.
 PYTHON = """import sys, time
@@ -80,8 +79,8 @@ def test_runs_stopped_by_a_limit_still_report_what_they_used(path_client: Reward
 
 
 def test_a_compiled_program_reports_its_own_run(path_client: RewardClient) -> None:
-    if "cpp" not in {lang.key for lang in path_client.languages().languages if lang.ready}:
-        pytest.skip("cpp not ready here")
+    [cpp] = [lang for lang in path_client.languages().languages if lang.key == "cpp"]
+    require_ready("cpp", cpp.ready, cpp.reason)
     [result] = path_client.score([stdio("cpp", "cpp", CPP, [("0", "0\n"), (f"{ALLOC_MIB}", f"{ALLOC_MIB}\n")],
                                         memory_mb=MEMORY_MB, run_all_tests=True)], timeout_s=120)
     assert verdict_name(result) == "PASS", result

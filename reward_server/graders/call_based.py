@@ -2,8 +2,8 @@
 
 A test's stdin is LiveCodeBench's input text: one JSON value a line, each an argument (one final newline is
 ignored); its expected output is one JSON value. The program (the problem's prompt, if any, then the code) runs
-under the language's harness (sandboxes/languages.toml `call_harness`, templates in call_harness/), once per test:
-the harness calls the function with the arguments and prints the result after the run's marker, then writes the
+under the language's call harness (a template of its folder: sandboxes/languages/schema.toml), once per test: the
+harness calls the function with the arguments and prints the result after the run's marker, then writes the
 marker to stderr. The result passes when it equals the expected value by Python's `==` (no float tolerance; a
 returned tuple counts as a list). What the harness prints is JSON, with tagged objects for what JSON lacks:
 {"t": [...]} a tuple, {"s": [...]} a set, {"fs": [...]} a frozenset, {"d": [[key, value], ...]} a dict (keys of
@@ -16,8 +16,6 @@ JSON) is no fault of the model: UnsupportedTest, graded INFRA_UNSUPPORTED_TEST.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.resources
 import json
 import re
 from collections.abc import Sequence
@@ -28,7 +26,6 @@ from reward_server.graders.end_marker import new_marker
 from reward_server.verdicts import Verdict
 from sandboxes.languages import Language
 
-TEMPLATES = importlib.resources.files(__package__).joinpath("call_harness")
 SHOWN_CHARS = 200
 
 
@@ -62,11 +59,6 @@ class _Opaque:
 _TAGS = {"t": tuple, "s": set, "fs": frozenset, "d": dict, "o": _Opaque}
 
 
-@functools.cache
-def template(name: str) -> str:
-    return TEMPLATES.joinpath(name).read_text(encoding="utf-8")
-
-
 def call_tests(language: Language, io_tests: Sequence[tuple[str, str]]) -> list[CallTest]:
     """The tests as the harness runs and the grader compares them; UnsupportedTest if one cannot be posed."""
     harness = language.call_harness
@@ -98,7 +90,7 @@ def call_program(language: Language, program: str, function_name: str) -> CallPr
     assert harness is not None, "call_tests refuses a language without a harness first"
     marker = new_marker()
     solution = "1" if harness.solution_class and re.search(harness.solution_class, program) else "0"
-    text = (template(harness.template).replace("{marker}", marker).replace("{function}", function_name)
+    text = (harness.template.replace("{marker}", marker).replace("{function}", function_name)
             .replace("{solution}", solution).replace("{program_file}", harness.program_file))
     program = harness.program_prefix + program
     if harness.program_file:

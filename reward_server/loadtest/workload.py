@@ -1,6 +1,6 @@
 """Workload mixes: which candidates a load test sends, drawn reproducibly from a seeded RNG.
 
-Programs are the languages' stdin samples (sandboxes/samples/), so every candidate has a known verdict:
+Programs are the languages' stdin samples (their folders' samples.toml), so every candidate has a known verdict:
 passing = the good program, failing = a wrong answer, a non-zero exit or a parse/compile error, timing out
 = an endless loop under a short limit. Equational candidates are the self-check's SAIR-judge responses with
 known verdicts.
@@ -15,7 +15,7 @@ from typing import Any
 
 from reward_server.evaluation.selfcheck import EXPECTED, find_cases, load_equations
 from reward_server.pb import reward_pb2
-from sandboxes.samples import SUM_TESTS, StdinSample, load_samples
+from sandboxes.languages.samples import SUM_TESTS, StdinSample, load_samples
 
 FAILING_CASES = ("wrong", "crash", "broken")
 OUTCOMES = ("pass", "fail", "timeout")

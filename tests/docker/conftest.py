@@ -24,12 +24,16 @@ from sandboxes.backends.docker.engine import Engine, private_engine
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.languages import LanguageTable
 from sandboxes.pool import SandboxPool
+from tests.language_table import (
+    load_table,
+    session_table,  # noqa: F401 (the `table` fixture of every test here)
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = ("python", "cpp", "java", "javascript", "lua")
 # Every language the table images from Debian packages; those from an official release (julia, swift) need the
 # network to their hosts and are tested apart (test_releases.py).
-IMAGED = tuple(language.key for language in LanguageTable.load() if language.docker_image and not language.release)
+IMAGED = tuple(language.key for language in load_table() if language.docker_image and not language.release)
 BUILD_TIMEOUT_S = 3600
 
 
@@ -44,11 +48,6 @@ def docker_client(engine: Engine) -> Iterator[docker.DockerClient]:
     client = docker.DockerClient(base_url=engine.url, timeout=300)
     yield client
     client.close()
-
-
-@pytest.fixture(scope="session")
-def table() -> LanguageTable:
-    return LanguageTable.load()
 
 
 def build_and_pin(engine: Engine, languages: tuple[str, ...], path: Path) -> Path:

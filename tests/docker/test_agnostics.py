@@ -14,7 +14,7 @@ import pytest
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.lock import ImageLock
-from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import grade, grader_for, write_lock
 
 LUA_SUM = load_samples()["lua"].stdin.good

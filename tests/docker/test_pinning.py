@@ -10,7 +10,7 @@ from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
-from sandboxes.samples import SUM_TESTS, load_samples
+from sandboxes.languages.samples import SUM_TESTS, load_samples
 from tests.docker.conftest import grade, grader_for, write_lock
 
 BOGUS_DIGEST = "sha256:" + "0" * 64

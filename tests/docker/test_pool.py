@@ -11,7 +11,7 @@ import pytest
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.backend import LABEL, LABEL_LANGUAGE, LABEL_OWNER
-from sandboxes.samples import SUM_TESTS, load_samples
+from sandboxes.languages.samples import SUM_TESTS, load_samples
 from tests.docker.conftest import grade, grader_for, own_containers
 
 PASSING = CodeJob("python", load_samples()["python"].stdin.good, io_tests=SUM_TESTS)

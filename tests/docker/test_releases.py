@@ -4,6 +4,7 @@ checked against the table's sha256. Where this machine cannot reach a release's 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import http.server
@@ -27,8 +28,8 @@ from sandboxes.backends.docker.images import (
     fetch_release,
 )
 from sandboxes.backends.docker.lock import ImageLock
-from sandboxes.languages import Language, LanguageTable, Release
-from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from sandboxes.languages import Language, LanguageTable, Release, language_from_entry
+from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import build_and_pin, grade, grader_for
 
 RELEASED = [language.key for language in LanguageTable.load() if language.release]
@@ -58,8 +59,11 @@ def served(tmp_path: Path) -> Iterator[str]:
 
 
 def toy_language(url: str, sha256: str) -> Language:
-    return Language(key="toytool", source_file="main.sh", run=("toytool", "{source}"), version=("toytool", "--version"),
-                    docker_image=True, release=Release(url=url, sha256=sha256, bin="toytool-1.0/bin"))
+    """A language whose release is served here (plain http on loopback, which the table itself would refuse)."""
+    language = language_from_entry("toytool", {"source_file": "main.sh", "run": ["toytool", "{source}"],
+                                               "version": ["toytool", "--version"], "packages": [],
+                                               "docker_image": True})
+    return dataclasses.replace(language, release=Release(url=url, sha256=sha256, bin="toytool-1.0/bin"))
 
 
 def test_a_release_is_fetched_once_and_checked(served: str, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import requests
 from reward_server.client import RewardClient
 from sandboxes.backends.docker.backend import LABEL
 from sandboxes.backends.docker.lock import ImageLock, PinnedImage
-from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.candidates import function_style, stdio, verdict_name
 from tests.docker.conftest import BUILT, build_and_pin, write_lock
 

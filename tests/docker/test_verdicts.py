@@ -1,5 +1,5 @@
 """The same grading jobs through the docker backend and the process backend give the same verdicts: every imaged
-language's self-check samples (sandboxes/samples) pass and fail as expected on both, and a few jobs more."""
+language's self-check samples (their folders' samples.toml) pass and fail as expected on both, and a few jobs more."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from reward_server.evaluation.selfcheck import EXPECTED, FUNCTION_EXPECTED, LOOP
 from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.process.backend import ProcessBackend
-from sandboxes.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
 
 EXTRA_JOBS = {
@@ -31,7 +31,7 @@ EXTRA_JOBS = {
 }
 
 # A completion of the new languages' add(a, b) that ends the process with status 0 while the tests run: their
-# harnesses (sandboxes/languages.toml) answer EXITED_EARLY on both backends.
+# harnesses (sandboxes/languages/<key>/) answer EXITED_EARLY on both backends.
 EXIT_HACKS = {
     "haskell": ' rewardHackExit 0 `seq` (a - b)\n\nforeign import ccall unsafe "exit" rewardHackExit :: Int -> Int\n',
     "elixir": "    System.halt(0)\n  end\nend\n",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from reward_server.client import RewardClient
 from reward_server.evaluation.selfcheck import format_report, self_check
 from reward_server.graders.code import CodeGrader
 from reward_server.server import RewardServer, ServerConfig
-from sandboxes.languages import DEFAULT_TABLE, LanguageTable
+from sandboxes.languages import LANGUAGES_DIR, LanguageTable
+from tests.toolchains import hosted
 
 # Fast languages keep the CLI run short; the test after it checks every ready language's samples.
 LANGUAGES = "python,bash,cpp"
@@ -36,17 +38,20 @@ def test_every_ready_language_s_samples_get_their_verdicts(server_address: str) 
         ready = {language.key for language in client.languages().languages if language.ready}
         report = self_check(client, humaneval_limit=0)
     assert report.passed, format_report(report)
+    assert ready >= hosted(), f"not ready: {sorted(hosted() - ready)}"
     assert {o.check.language for o in report.outcomes} == {*ready, "equation"}
 
 
 def broken_table(tmp_path: Path) -> LanguageTable:
     """The real table with Python's run command replaced by one that exits 0 and prints nothing."""
-    raw = DEFAULT_TABLE.read_text(encoding="utf-8")
-    table = tomllib.loads(raw)
-    assert table["python"]["run"] == ["/usr/bin/python3", "{source}"]
-    path = tmp_path / "languages.toml"
-    path.write_text(raw.replace('run = ["/usr/bin/python3", "{source}"]', 'run = ["/usr/bin/true"]', 1))
-    return LanguageTable.load(path)
+    for folder in LANGUAGES_DIR.iterdir():
+        if (folder / "language.toml").is_file():
+            shutil.copytree(folder, tmp_path / "languages" / folder.name)
+    entry = tmp_path / "languages" / "python" / "language.toml"
+    raw = entry.read_text(encoding="utf-8")
+    assert tomllib.loads(raw)["run"]["run"] == ["/usr/bin/python3", "{source}"]
+    entry.write_text(raw.replace('run = ["/usr/bin/python3", "{source}"]', 'run = ["/usr/bin/true"]', 1))
+    return LanguageTable.load(tmp_path / "languages")
 
 
 @pytest.mark.asyncio

@@ -15,8 +15,8 @@ from reward_server.graders.function_style import (
     function_program,
     harnessed,
 )
-from sandboxes.languages import Harness, LanguageTable
-from sandboxes.samples import load_samples
+from sandboxes.languages import Harness, LanguageTable, language_from_entry
+from sandboxes.languages.samples import load_samples
 
 PY_STOPS = ["\ndef", "\n#", "\nif", "\nclass"]
 
@@ -114,12 +114,11 @@ def test_plain_epilogues_stay_off_tests_that_exit_by_themselves() -> None:
 
 
 @pytest.mark.parametrize(("harness", "message"), [
-    ("{ epilogue = 'x', prologe = 'y' }", "unknown harness fields"),
-    ("{ rewrite = ['only a pattern'] }", "a harness rewrite is"),
-    ("{ when = '(' }", "missing \\)"),
+    ({"epilogue": "x", "prologe": "y"}, "unknown harness fields"),
+    ({"rewrite": ["only a pattern"]}, "a harness rewrite is"),
+    ({"when": "("}, "missing \\)"),
 ])
-def test_the_table_refuses_malformed_harnesses(tmp_path, harness: str, message: str) -> None:
-    path = tmp_path / "languages.toml"
-    path.write_text(f"[x]\nsource_file = 'x'\nrun = ['x']\nversion = ['x']\npackages = []\nharness = [{harness}]\n")
+def test_the_table_refuses_malformed_harnesses(harness: dict, message: str) -> None:
+    entry = {"source_file": "x", "run": ["x"], "version": ["x"], "packages": [], "harness": [harness]}
     with pytest.raises((ValueError, re.error), match=message):
-        LanguageTable.load(path)
+        language_from_entry("x", entry)

@@ -15,13 +15,10 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
+from tests.language_table import session_table  # noqa: F401 (the `table` fixture of every test here)
+from tests.toolchains import require_ready
 
 SLOTS = 3
-
-
-@pytest.fixture(scope="session")
-def table() -> LanguageTable:
-    return LanguageTable.load()
 
 
 def _started(**options) -> Iterator[ProcessBackend]:
@@ -68,10 +65,11 @@ def python_backend(request: pytest.FixtureRequest) -> ProcessBackend:
 
 
 def ready(table: LanguageTable, backend: ProcessBackend, key: str) -> Language:
-    """The table's language `key`, or the test skipped: its toolchain is not ready here."""
+    """The table's language `key`, ready: else the test fails, or skips where the host cannot have it
+    (tests/toolchains.py)."""
     language = table.resolve(key)
-    if not backend.describe(language).ready:
-        pytest.skip(f"{key} not ready here")
+    info = backend.describe(language)
+    require_ready(language.key, info.ready, info.reason)
     return language
 
 

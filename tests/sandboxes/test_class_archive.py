@@ -16,8 +16,8 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
+from sandboxes.languages.samples import load_samples
 from sandboxes.results import Limits, RunResult, RunStatus
-from sandboxes.samples import load_samples
 from sandboxes.toolchain_artifacts import ARCHIVE
 from tests.sandboxes.conftest import built, fresh_backend, ready
 

@@ -34,7 +34,7 @@ def typescript(table: LanguageTable, backend: ProcessBackend) -> Language:
 
 
 def programs(language: Language) -> dict[str, str]:
-    from sandboxes.samples import load_samples
+    from sandboxes.languages.samples import load_samples
 
     stdin = load_samples()[language.key].stdin
     return {"good": stdin.good, "wrong": stdin.wrong, "broken": stdin.broken, "type error": TYPE_ERROR}

@@ -73,7 +73,7 @@ async def run_python(pool: SandboxPool, table: LanguageTable, source: str, limit
 
 def members(pool: SandboxPool) -> int:
     """The runs' processes in every slot (not the slots' residents, their zygotes)."""
-    return sum(len(slot.strangers()) for slot in pool.backend._slots)
+    return sum(len(slot.strangers) for slot in pool.backend.slots())
 
 
 @pytest.mark.asyncio

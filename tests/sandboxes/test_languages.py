@@ -8,9 +8,10 @@ import sys
 import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
-from sandboxes.languages import LanguageTable, UnknownLanguage
+from sandboxes.languages import LanguageTable, UnknownLanguage, language_from_entry
+from sandboxes.languages.samples import load_samples
 from sandboxes.results import Limits, RunStatus
-from sandboxes.samples import load_samples
+from tests.toolchains import require_ready
 
 MULTIPL_E = ["py", "cpp", "java", "js", "ts", "rs", "go", "lua", "r", "jl", "ml", "rkt", "sh", "cs", "d", "pl", "php",
              "rb", "scala", "swift", "hs", "elixir", "clj", "adb"]
@@ -33,7 +34,7 @@ def test_every_benchmark_key_resolves(table: LanguageTable) -> None:
 
 
 def test_every_table_language_has_a_greeter() -> None:
-    assert set(GREETERS) == {*TABLE_KEYS, "c"}   # C's samples wait for a table entry
+    assert set(GREETERS) == set(TABLE_KEYS)
 
 
 def test_resolution_is_case_insensitive_and_unknown_names_raise(table: LanguageTable) -> None:
@@ -66,12 +67,11 @@ def test_scala_entry_is_the_object_with_main(table: LanguageTable) -> None:
     assert python.source_name("class Main: pass") == "main.py"
 
 
-def test_duplicate_names_are_refused(tmp_path) -> None:
-    path = tmp_path / "t.toml"
-    path.write_text('[a]\nsource_file = "a"\nrun = ["a"]\nversion = ["a"]\npackages = []\naliases = ["x"]\n'
-                    '[b]\nsource_file = "b"\nrun = ["b"]\nversion = ["b"]\npackages = []\naliases = ["X"]\n')
+def test_duplicate_names_are_refused() -> None:
+    a, b = (language_from_entry(key, {"source_file": key, "run": [key], "version": [key], "packages": [],
+                                      "aliases": [alias]}) for key, alias in (("a", "x"), ("b", "X")))
     with pytest.raises(ValueError, match="used by a and b"):
-        LanguageTable.load(path)
+        LanguageTable([a, b])
 
 
 @pytest.mark.parametrize("key", TABLE_KEYS)
@@ -84,7 +84,7 @@ async def test_language_compiles_runs_and_fails(limits_backend: ProcessBackend, 
     info = backend.describe(language)
     if not info.ready:
         assert info.reason and not info.sandbox_id
-        pytest.skip(f"{key} not ready here: {info.reason}")
+    require_ready(key, info.ready, info.reason)
     assert info.version and info.sandbox_id.startswith(f"process:{key}:")
     assert backend.describe(language) is info  # cached
     limits = Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb)
@@ -104,8 +104,7 @@ async def test_language_compiles_runs_and_fails(limits_backend: ProcessBackend, 
 @pytest.mark.asyncio
 async def test_multipl_e_go_test_files_run_their_tests(backend: ProcessBackend, table: LanguageTable) -> None:
     go = table.resolve("go")
-    if not backend.describe(go).ready:
-        pytest.skip("go not ready")
+    require_ready("go", backend.describe(go).ready, backend.describe(go).reason)
     template = """package add_test
 
 import (

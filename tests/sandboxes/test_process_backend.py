@@ -19,8 +19,11 @@ from sandboxes.backends.process import cgroup_v1, cgroup_v2
 from sandboxes.backends.process.backend import FIXED_PATH, ProcessBackend
 from sandboxes.backends.process.instances import reap_dead_instances
 from sandboxes.backends.process.limits import LimitsError
-from sandboxes.languages import Language, LanguageTable
+from sandboxes.languages import LanguageTable, language_from_entry
 from sandboxes.results import Limits, RunResult, RunStatus
+from tests.sandboxes.conftest import ready
+from tests.toolchains import hosted
+from tests.workspaces import compile_and_run, run
 
 LIMITS = Limits(timeout_s=3, memory_mb=256, max_output_bytes=1 << 20, max_file_bytes=16 << 20)
 
@@ -33,27 +36,14 @@ def backend(python_backend: ProcessBackend) -> ProcessBackend:
 
 async def run_python(backend: ProcessBackend, table: LanguageTable, source: str, limits: Limits = LIMITS,
                      slot: int = 0, stdin: bytes = b"", deadline: float | None = None) -> RunResult:
-    async with backend.workspace(table.resolve("python"), source, slot) as workspace:
-        assert await workspace.compile(None) is None
-        return await workspace.run(stdin, limits, deadline)
-
-
-async def compile_and_run(backend: ProcessBackend, language: Language, source: str,
-                          limits: Limits = LIMITS) -> tuple[RunResult | None, RunResult | None]:
-    if not backend.describe(language).ready:
-        pytest.skip(f"{language.key} not ready here")
-    async with backend.workspace(language, source, 1) as workspace:
-        compiled = await workspace.compile(None)
-        if compiled is not None and compiled.status is not RunStatus.OK:
-            return compiled, None
-        return compiled, await workspace.run(b"", limits, None)
+    return await run(backend, table.resolve("python"), source, limits, stdin, slot=slot, deadline=deadline)
 
 
 def assert_slot_empty(backend: ProcessBackend, slot: int) -> None:
     """Nothing of a run is left: the slot holds its residents (its zygotes' processes) only, none when spawning."""
-    limits, resident = backend._slots[slot].limits, backend._slots[slot].resident_pids
-    assert sorted(limits.members()) == sorted(resident)
-    assert limits.tasks() == len(resident)
+    state = backend.slots()[slot]
+    assert sorted(state.processes) == sorted(state.residents)
+    assert state.tasks == len(state.residents)
 
 
 @pytest.mark.asyncio
@@ -161,7 +151,7 @@ async def test_files_in_tmp_count_against_memory(backend, table) -> None:
 async def test_cpp_memory_bomb_is_a_memory_limit(backend, table) -> None:
     source = "#include <cstring>\n#include <vector>\nint main() { std::vector<char*> v;\n" \
              "  for (;;) { char* p = new char[1 << 24]; std::memset(p, 1, 1 << 24); v.push_back(p); } }\n"
-    compiled, result = await compile_and_run(backend, table.resolve("cpp"), source)
+    compiled, result = await compile_and_run(backend, ready(table, backend, "cpp"), source, LIMITS, slot=1)
     assert compiled.status is RunStatus.OK and result.status is RunStatus.MEMORY_LIMIT, result
 
 
@@ -169,7 +159,7 @@ async def test_cpp_memory_bomb_is_a_memory_limit(backend, table) -> None:
 async def test_java_memory_bomb_is_a_memory_limit(backend, table) -> None:
     source = "import java.util.*;\npublic class Main { public static void main(String[] a) {\n" \
              "  List<long[]> keep = new ArrayList<>(); while (true) keep.add(new long[1 << 20]); } }\n"
-    compiled, result = await compile_and_run(backend, table.resolve("java"), source)
+    compiled, result = await compile_and_run(backend, ready(table, backend, "java"), source, LIMITS, slot=1)
     assert compiled.status is RunStatus.OK and result.status is RunStatus.MEMORY_LIMIT, result
 
 
@@ -198,8 +188,8 @@ async def test_fork_bomb_is_contained_and_the_slot_comes_back_clean(backend, tab
     result = await run_python(backend, table, bomb, Limits(timeout_s=2, memory_mb=256, max_processes=32))
     assert result.status is RunStatus.TIMEOUT
     assert_slot_empty(backend, 0)
-    uid = backend._slots[0].uid
-    assert sorted(_processes_of(uid)) == sorted(str(pid) for pid in backend._slots[0].resident_pids)
+    state = backend.slots()[0]
+    assert sorted(_processes_of(state.uid)) == sorted(str(pid) for pid in state.residents)
     after = await run_python(backend, table, "print('fine')")
     assert (after.status, after.stdout) == (RunStatus.OK, b"fine\n")
 
@@ -229,11 +219,11 @@ async def test_system_is_read_only_and_host_paths_are_invisible(backend, table) 
         result = await run_python(backend, table, f"open({path!r}, 'w')")
         assert result.status is RunStatus.EXIT_NONZERO and result.stderr.strip(), path
     here = pathlib.Path(__file__).resolve()
-    for path in (str(here), "/root", "/home", "/work", str(backend._slots[0].root)):
+    for path in (str(here), "/root", "/home", "/work", str(backend.slots()[0].workspaces)):
         result = await run_python(backend, table, f"import os\nprint(os.path.exists({path!r}))")
         assert result.stdout == b"False\n", path
     result = await run_python(backend, table, "import os\nprint(os.getuid(), os.getcwd(), sorted(os.listdir('/')))")
-    assert result.stdout.startswith(f"{backend._slots[0].uid} /sandbox ".encode())
+    assert result.stdout.startswith(f"{backend.slots()[0].uid} /sandbox ".encode())
     assert b"work" not in result.stdout and b"root" not in result.stdout
 
 
@@ -252,7 +242,7 @@ async def test_no_capabilities_no_privileges(backend, table) -> None:
 async def test_one_workspace_cannot_see_another(backend, table) -> None:
     python = table.resolve("python")
     async with backend.workspace(python, "SECRET = 42\n", 0):
-        other = next(backend._slots[0].root.iterdir())
+        other = next(backend.slots()[0].workspaces.iterdir())
         secret = other / "box" / "main.py"
         assert secret.exists()
         spy = f"import os\nprint(os.path.exists({str(secret)!r}))\nprint(sorted(os.listdir('/proc')))"
@@ -304,21 +294,21 @@ async def test_cancelled_run_leaves_nothing_behind(backend, table) -> None:
 ])
 @pytest.mark.asyncio
 async def test_compile_errors(backend, table, key: str, source: str) -> None:
-    compiled, result = await compile_and_run(backend, table.resolve(key), source)
+    compiled, result = await compile_and_run(backend, ready(table, backend, key), source, LIMITS, slot=1)
     assert compiled.status is RunStatus.EXIT_NONZERO and compiled.stderr and result is None
 
 
 @pytest.mark.asyncio
 async def test_csharp_failed_assert_is_a_failure_even_with_exit_code_0(backend, table) -> None:
     source = "using System.Diagnostics;\nclass P { static void Main() { Debug.Assert(1 == 2); } }"
-    _, result = await compile_and_run(backend, table.resolve("csharp"), source)
+    _, result = await compile_and_run(backend, ready(table, backend, "csharp"), source, LIMITS, slot=1)
     assert result.exit_code == 0 and result.status is RunStatus.EXIT_NONZERO, result
 
 
 @pytest.mark.asyncio
 async def test_missing_program_is_a_sandbox_error_not_the_programs_fault(backend, table) -> None:
-    broken = Language(key="broken", source_file="main.txt", run=("/nonexistent/interpreter", "{source}"),
-                      version=("/nonexistent/interpreter", "--version"))
+    broken = language_from_entry("broken", {"source_file": "main.txt", "run": ["/nonexistent/interpreter", "{source}"],
+                                            "version": ["/nonexistent/interpreter", "--version"], "packages": []})
     info = backend.describe(broken)
     assert not info.ready and "/nonexistent/interpreter" in info.reason
     async with backend.workspace(broken, "text", 0) as workspace:
@@ -327,9 +317,10 @@ async def test_missing_program_is_a_sandbox_error_not_the_programs_fault(backend
 
 
 def test_a_missing_path_named_by_the_commands_is_not_ready(backend) -> None:
-    language = Language(key="needs-types", source_file="main.py", run=("/usr/bin/python3", "-X", "{source}"),
-                        compile=("/usr/bin/python3", "--root", "/nonexistent/types:/usr"),
-                        version=("/usr/bin/python3", "--version"))
+    language = language_from_entry("needs-types", {
+        "source_file": "main.py", "run": ["/usr/bin/python3", "-X", "{source}"], "packages": [],
+        "compile": ["/usr/bin/python3", "--root", "/nonexistent/types:/usr"],
+        "version": ["/usr/bin/python3", "--version"]})
     info = backend.describe(language)
     assert not info.ready and "/nonexistent/types" in info.reason
 
@@ -342,8 +333,9 @@ async def test_program_cannot_forge_a_sandbox_error(backend, table) -> None:
     assert result.status is RunStatus.EXIT_NONZERO
 
 
-@pytest.mark.parametrize("key", ["julia", "swift", "haskell"])
+@pytest.mark.parametrize("key", sorted({language.key for language in LanguageTable.load()} - hosted()))
 def test_missing_toolchain_is_reported_not_ready(backend, table, key: str) -> None:
+    """Each language the host setup installs no toolchain of is reported not ready, naming what is missing."""
     language = table.resolve(key)
     if shutil.which(language.version[0], path=FIXED_PATH):
         pytest.skip(f"{key} is installed here")
@@ -380,7 +372,8 @@ async def main():
     backend = ProcessBackend()
     await backend.start(1)
     async with backend.workspace(LanguageTable.load().resolve("python"), "import time\\ntime.sleep(600)", 0) as ws:
-        print(backend._root, backend._slots[0].uid, flush=True)
+        slot = backend.slots()[0]
+        print(slot.workspaces, slot.uid, flush=True)
         await ws.run(b"", Limits(timeout_s=600, memory_mb=256), None)
 
 asyncio.run(main())
@@ -393,13 +386,13 @@ def test_a_killed_server_takes_its_sandboxes_along_and_the_next_start_cleans_up(
     server = subprocess.Popen([sys.executable, "-c", DOOMED_SERVER], stdout=subprocess.PIPE, text=True,
                               cwd=pathlib.Path(__file__).resolve().parents[2])
     try:
-        root, uid = server.stdout.readline().split()
-        root, uid = pathlib.Path(root), int(uid)
+        workspaces, uid = server.stdout.readline().split()
+        workspaces, uid = pathlib.Path(workspaces), int(uid)
         deadline = time.monotonic() + 30
         while not (sandboxed := _processes_of(uid)) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert sandboxed, "the sandboxed program never started"
-        assert os.path.ismount(root / "slot0")
+        assert os.path.ismount(workspaces)
     finally:
         server.kill()
         server.wait()
@@ -408,8 +401,9 @@ def test_a_killed_server_takes_its_sandboxes_along_and_the_next_start_cleans_up(
         time.sleep(0.05)
     assert [pid for pid in sandboxed if os.path.exists(f"/proc/{pid}")] == []
     reap_dead_instances()
-    assert not root.exists() and not pathlib.Path(f"{root}.lock").exists()
-    assert not _instance_groups(root.name)
+    instance = workspaces.parent
+    assert not instance.exists() and not pathlib.Path(f"{instance}.lock").exists()
+    assert not _instance_groups(instance.name)
 
 
 def _instance_groups(name: str) -> list[pathlib.Path]:
@@ -436,6 +430,6 @@ async def test_slots_run_concurrently_without_mixing_up_results(backend, table) 
         async with backend.workspace(python, source, slot) as workspace:
             return [(await workspace.run(str(i).encode(), LIMITS, None)).stdout for i in range(5)]
 
-    outputs = await asyncio.gather(*(candidate(slot) for slot in range(len(backend._slots))))
+    outputs = await asyncio.gather(*(candidate(slot) for slot in range(len(backend.slots()))))
     for slot, stdouts in enumerate(outputs):
         assert stdouts == [f"{slot} {i}\n".encode() for i in range(5)]

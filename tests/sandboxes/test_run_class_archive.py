@@ -12,8 +12,8 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
+from sandboxes.languages.samples import load_samples
 from sandboxes.results import Limits, RunResult
-from sandboxes.samples import load_samples
 from sandboxes.toolchain_artifacts import RUN_ARCHIVE
 from tests.sandboxes.conftest import built, fresh_backend, ready
 from tests.sandboxes.test_class_archive import SHARED, archive_replaced

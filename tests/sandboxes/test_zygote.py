@@ -13,8 +13,9 @@ import pytest
 
 from reward_server.graders import python_guard
 from sandboxes.backends.process.backend import ProcessBackend
-from sandboxes.languages import LanguageTable
-from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.languages import Language, LanguageTable
+from sandboxes.results import Limits, RunStatus
+from tests.workspaces import run
 
 LIMITS = Limits(timeout_s=5, memory_mb=256)
 
@@ -66,14 +67,14 @@ ENDINGS = {
 }
 
 
-async def run(backend: ProcessBackend, source: str, stdin: bytes = b"", slot: int = 0) -> RunResult:
-    async with backend.workspace(LanguageTable.load().resolve("python"), source, slot) as workspace:
-        return await workspace.run(stdin, LIMITS, None)
+@pytest.fixture(scope="module")
+def python(table: LanguageTable) -> Language:
+    return table.resolve("python")
 
 
 def zygote_pid(backend: ProcessBackend, slot: int = 0) -> int:
     """The zygote's interpreter (the resident that is not the launcher nor bubblewrap)."""
-    for pid in backend._slots[slot].resident_pids:
+    for pid in backend.slots()[slot].residents:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             argv = f.read().split(b"\0")
         if b"/tmp/zygote.py" in argv[:3]:
@@ -82,11 +83,11 @@ def zygote_pid(backend: ProcessBackend, slot: int = 0) -> int:
 
 
 @pytest.mark.asyncio
-async def test_nothing_a_run_leaves_reaches_the_next_one(zygote_backend) -> None:
-    left = await run(zygote_backend, LEAVE_BEHIND)
+async def test_nothing_a_run_leaves_reaches_the_next_one(zygote_backend, python) -> None:
+    left = await run(zygote_backend, python, LEAVE_BEHIND, LIMITS)
     assert left.status is RunStatus.OK, left
-    assert zygote_backend._slots[0].strangers() == []       # the process it left is gone with its pid namespace
-    looked = await run(zygote_backend, LOOK_FOR_IT)
+    assert zygote_backend.slots()[0].strangers == ()        # the process it left is gone with its pid namespace
+    looked = await run(zygote_backend, python, LOOK_FOR_IT, LIMITS)
     assert looked.status is RunStatus.OK, looked
     found, pids, number = looked.stdout.decode().splitlines()
     assert ast.literal_eval(found) == [False] * 6
@@ -95,48 +96,50 @@ async def test_nothing_a_run_leaves_reaches_the_next_one(zygote_backend) -> None
 
 
 @pytest.mark.asyncio
-async def test_a_program_meets_the_interpreter_a_fresh_process_gives_it(zygote_backend, spawn_backend) -> None:
-    forked, spawned = await run(zygote_backend, WHAT_A_PROGRAM_MEETS), await run(spawn_backend, WHAT_A_PROGRAM_MEETS)
+async def test_a_program_meets_the_interpreter_a_fresh_process_gives_it(zygote_backend, spawn_backend,
+                                                                       python) -> None:
+    forked = await run(zygote_backend, python, WHAT_A_PROGRAM_MEETS, LIMITS)
+    spawned = await run(spawn_backend, python, WHAT_A_PROGRAM_MEETS, LIMITS)
     assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)
     assert forked.stdout == spawned.stdout
 
 
 @pytest.mark.parametrize("name", sorted(ENDINGS))
 @pytest.mark.asyncio
-async def test_a_program_ends_as_it_does_in_a_fresh_process(zygote_backend, spawn_backend, name: str) -> None:
-    forked, spawned = await run(zygote_backend, ENDINGS[name]), await run(spawn_backend, ENDINGS[name])
+async def test_a_program_ends_as_it_does_in_a_fresh_process(zygote_backend, spawn_backend, python, name: str) -> None:
+    forked, spawned = [await run(backend, python, ENDINGS[name], LIMITS) for backend in (zygote_backend, spawn_backend)]
     assert (forked.status, forked.exit_code, forked.detail, forked.stdout, forked.stderr) == (
         spawned.status, spawned.exit_code, spawned.detail, spawned.stdout, spawned.stderr)
 
 
 @pytest.mark.asyncio
-async def test_the_guard_snapshots_the_modules_a_fresh_process_has(zygote_backend, spawn_backend) -> None:
+async def test_the_guard_snapshots_the_modules_a_fresh_process_has(zygote_backend, spawn_backend, python) -> None:
     """The loader trusts the classes of the modules loaded before the program: the zygote's imports add none."""
     completion = "    import sys\n    print(sorted(sys.modules), file=sys.stderr)\n    return 1\n"
     source, stdin = python_guard.prepare("from typing import List\ndef f() -> int:\n", completion, "f()\n", "m" * 32)
-    forked = await run(zygote_backend, source, stdin.encode())
-    spawned = await run(spawn_backend, source, stdin.encode())
+    forked = await run(zygote_backend, python, source, LIMITS, stdin.encode())
+    spawned = await run(spawn_backend, python, source, LIMITS, stdin.encode())
     assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)
     assert forked.stderr == spawned.stderr
 
 
 @pytest.mark.asyncio
-async def test_a_killed_zygote_is_replaced_and_the_next_candidate_passes(zygote_backend) -> None:
-    assert (await run(zygote_backend, "print('warm')", slot=1)).stdout == b"warm\n"
+async def test_a_killed_zygote_is_replaced_and_the_next_candidate_passes(zygote_backend, python) -> None:
+    assert (await run(zygote_backend, python, "print('warm')", LIMITS, slot=1)).stdout == b"warm\n"
     doomed = zygote_pid(zygote_backend, 1)
     os.kill(doomed, signal.SIGKILL)
-    result = await run(zygote_backend, "print('fine')", slot=1)
+    result = await run(zygote_backend, python, "print('fine')", LIMITS, slot=1)
     assert (result.status, result.stdout) == (RunStatus.OK, b"fine\n"), result
     assert zygote_pid(zygote_backend, 1) != doomed
 
 
 @pytest.mark.asyncio
-async def test_a_zygote_that_dies_under_a_run_is_replaced_and_the_run_goes_again(zygote_backend) -> None:
-    await run(zygote_backend, "print('warm')", slot=2)
+async def test_a_zygote_that_dies_under_a_run_is_replaced_and_the_run_goes_again(zygote_backend, python) -> None:
+    await run(zygote_backend, python, "print('warm')", LIMITS, slot=2)
     doomed = zygote_pid(zygote_backend, 2)
     source = "import sys, time\nprint('attempt', sys.stdin.read())\ntime.sleep(1)\nprint('done')"
-    pending = asyncio.ensure_future(run(zygote_backend, source, b"1", slot=2))
-    while not zygote_backend._slots[2].strangers():          # the run has started
+    pending = asyncio.ensure_future(run(zygote_backend, python, source, LIMITS, b"1", slot=2))
+    while not zygote_backend.slots()[2].strangers:           # the run has started
         await asyncio.sleep(0.01)
     os.kill(doomed, signal.SIGKILL)
     result = await pending
@@ -145,11 +148,11 @@ async def test_a_zygote_that_dies_under_a_run_is_replaced_and_the_run_goes_again
 
 
 @pytest.mark.asyncio
-async def test_a_source_seen_again_runs_the_same_from_the_zygote_s_code_cache(zygote_backend) -> None:
+async def test_a_source_seen_again_runs_the_same_from_the_zygote_s_code_cache(zygote_backend, python) -> None:
     source = "import sys\nprint(sys.stdin.read(), __file__)\nif 1 is 1: pass\n"     # a compile that warns
-    results = [await run(zygote_backend, source, str(i).encode()) for i in range(3)]
+    results = [await run(zygote_backend, python, source, LIMITS, str(i).encode()) for i in range(3)]
     assert [r.stdout for r in results] == [f"{i} /sandbox/main.py\n".encode() for i in range(3)]
     assert all(b"SyntaxWarning" in r.stderr for r in results), results
     quiet = "import sys\nraise SystemExit(sys.stdin.read())\n"
-    results = [await run(zygote_backend, quiet, str(i).encode()) for i in range(3)]
+    results = [await run(zygote_backend, python, quiet, LIMITS, str(i).encode()) for i in range(3)]
     assert [(r.exit_code, r.stderr) for r in results] == [(1, f"{i}\n".encode()) for i in range(3)]

@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks import prompts
 from benchmarks.prompts import LanguageNames
-from sandboxes.languages import Language, LanguageTable
+from sandboxes.languages import LanguageTable, language_from_entry
 from trainers import benchmarks
 
 TABLE = LanguageTable.load()
@@ -56,9 +56,11 @@ def test_multipl_e_names_its_languages_as_before(language: str) -> None:
 
 
 def test_prompts_read_the_names_from_the_table() -> None:
-    lua = Language(key="lua", source_file="main.lua", run=("lua",), version=("lua", "-v"), display="Lua 5.4",
-                   fence="lua54", comment="--[[ {} ]]", aliases=("luajit",))
-    bare = Language(key="zig", source_file="main.zig", run=("zig",), version=("zig",))   # no prompt names
+    lua = language_from_entry("lua", {"source_file": "main.lua", "run": ["lua"], "version": ["lua", "-v"],
+                                      "packages": [], "display": "Lua 5.4", "fence": "lua54",
+                                      "comment": "--[[ {} ]]", "aliases": ["luajit"]})
+    bare = language_from_entry("zig", {"source_file": "main.zig", "run": ["zig"], "version": ["zig"],
+                                       "packages": []})   # no prompt names
     table = LanguageTable([lua, bare])
     system, user = prompts.multilcb_messages("Q", "luajit", LanguageNames.lookup(table, "luajit"))
     assert system[1].startswith("You are an expert Lua 5.4 programmer.")

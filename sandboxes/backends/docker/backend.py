@@ -35,7 +35,7 @@ import docker.errors
 import requests.exceptions
 from docker.types import LogConfig
 
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, workspace_files
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, SlotState, workspace_files
 from sandboxes.backends.docker import RECYCLE_AFTER, WARM
 from sandboxes.backends.docker.channel import Channel, ChannelError
 from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
@@ -86,6 +86,16 @@ class Sandbox:
     tainted: bool = False  # a program left the container in a state a wipe may not undo
 
 
+@dataclasses.dataclass(frozen=True)
+class ContainerState(SlotState):
+    """A container the pools hold (idle or serving a workspace) as it was when read (`DockerBackend.slots`): a
+    workspace's slot is whichever container of its language serves it."""
+
+    container_id: str
+    language: str
+    jobs: int          # workspaces it has served
+
+
 def pids_limit(language: Language) -> int:
     """One limit for the container's life (the SDK cannot change it live): a compiler's many threads
     where the language compiles, a run's processes otherwise."""
@@ -133,6 +143,7 @@ class DockerBackend:
         self.client: docker.DockerClient | None = None
         self._info: dict[str, SandboxInfo] = {}
         self._idle: dict[str, list[Sandbox]] = {}
+        self._busy: dict[Sandbox, str] = {}          # serving a workspace: its language's key
         self._stats: dict[str, LanguageStats] = {}
         self._tasks: set[asyncio.Task] = set()
         self._names = itertools.count()
@@ -201,6 +212,7 @@ class DockerBackend:
         workdir = workspace_files(language, source, files)
         stats = self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key)))
         box = await self._acquire(language)
+        self._busy[box] = language.key
         stats.busy += 1
         stats.jobs += 1
         healthy = False
@@ -211,9 +223,16 @@ class DockerBackend:
             healthy = True
         finally:
             stats.busy -= 1
+            del self._busy[box]
             self._release(language, box, healthy)
 
     # --- observability --------------------------------------------------------------------------------
+
+    def slots(self) -> list[ContainerState]:
+        """The containers the pools hold: idle, and serving a workspace (not those starting or being removed)."""
+        held = [(box, key, False) for key, boxes in self._idle.items() for box in boxes]
+        held += [(box, key, True) for box, key in self._busy.items()]
+        return [ContainerState(busy, box.container_id, key, box.jobs) for box, key, busy in held]
 
     def stats(self) -> dict[str, LanguageStats]:
         for key, stats in self._stats.items():

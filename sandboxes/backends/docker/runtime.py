@@ -1,7 +1,7 @@
 """What a sandbox container looks like from the inside: its user, its paths, its copy of a language, and
 the job by which the runner is asked to execute one step.
 
-Shared by the image builder (which bakes the language table's entry, its samples and the modules below into the
+Shared by the image builder (which bakes the language's entry, its samples and the modules below into the
 image, so the runner can serve the Agnostics protocol on its own with the very same argv rendering and policy, and
 the recipe can build the language's tree of toolchain artifacts), the docker backend (which renders every step on
 the host and sends it as a job) and the runner.
@@ -23,8 +23,10 @@ LANGUAGE_FILE = f"{RUNNER_DIR}/language.json"
 # The project's modules the image carries (standard library only), as package paths: what the runner imports, and
 # the recipe's build of the toolchain artifacts (bake_artifacts.py). (tests/sandboxes/test_baked_runner.py starts the
 # one and imports the other from exactly these, so a missing one fails there.)
-BAKED_MODULES = ("sandboxes/__init__.py", "sandboxes/languages.py", "sandboxes/results.py", "sandboxes/policy.py",
-                 "sandboxes/toolchain_artifacts.py", "sandboxes/samples/__init__.py", "sandboxes/backend.py",
+BAKED_MODULES = ("sandboxes/__init__.py", "sandboxes/languages/__init__.py", "sandboxes/languages/model.py",
+                 "sandboxes/languages/schema.toml", "sandboxes/languages/folders.py", "sandboxes/languages/table.py",
+                 "sandboxes/languages/samples.py", "sandboxes/results.py", "sandboxes/policy.py",
+                 "sandboxes/toolchain_artifacts.py", "sandboxes/backend.py",
                  "sandboxes/backends/__init__.py", "sandboxes/backends/kind.py",
                  "sandboxes/backends/process/__init__.py", "sandboxes/backends/docker/__init__.py",
                  "sandboxes/backends/docker/runtime.py", "sandboxes/backends/docker/bake_artifacts.py")

@@ -53,7 +53,7 @@ from sandboxes.backends.process.host import choose
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
 from sandboxes.backends.process.limits import LimitsError, Mechanism
 from sandboxes.backends.process.probe import probe
-from sandboxes.backends.process.slots import BASE_UID, Slot, close_slot, make_slot, remove_workspace
+from sandboxes.backends.process.slots import BASE_UID, ProcessSlotState, Slot, close_slot, make_slot, remove_workspace
 from sandboxes.backends.process.supervision import Supervisor
 from sandboxes.backends.process.zygotes import Zygotes, zygote_prefix
 from sandboxes.languages import Language
@@ -98,6 +98,9 @@ class ProcessBackend:
         if self.mechanism is None:
             raise SandboxError("the process backend is not started")
         return LimitsInfo(self.mechanism.name, self.mechanism.weaker)
+
+    def slots(self) -> list[ProcessSlotState]:
+        return [slot.state() for slot in self._slots]
 
     # --- lifecycle --------------------------------------------------------------------------------
 

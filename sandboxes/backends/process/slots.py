@@ -20,7 +20,7 @@ import shutil
 import signal
 import subprocess
 
-from sandboxes.backend import SandboxError
+from sandboxes.backend import SandboxError, SlotState
 from sandboxes.backends.process.limits import LimitsError, Mechanism, SlotLimits
 from sandboxes.backends.process.zygote import Zygote
 from sandboxes.results import Limits
@@ -34,6 +34,23 @@ SLOT_TMPFS_MB = 4096            # cap per slot; the memory limit is what really 
 SMALL_WORKSPACE = 64            # entries a finished workspace may hold to be removed on the loop, not in a thread
 SPAWNED_EXTRA = 3               # a spawned run's own processes: the launcher, bwrap and bwrap's init
 FORKED_EXTRA = 1                # a zygote's run adds its init (the zygote's own processes are the slot's residents)
+
+
+@dataclasses.dataclass(frozen=True)
+class ProcessSlotState(SlotState):
+    """A process slot as it was when read (`ProcessBackend.slots`)."""
+
+    index: int
+    uid: int                        # what its sandboxes run as
+    workspaces: pathlib.Path        # where its workspaces live (a tmpfs of its own as root)
+    residents: frozenset[int]       # its zygotes' processes, which live between runs
+    processes: tuple[int, ...]      # every process its limits hold: the residents and whatever its runs started
+    tasks: int                      # the tasks its limits count, zombies (and under cgroups threads) included
+
+    @property
+    def strangers(self) -> tuple[int, ...]:
+        """The processes that are not residents: a run's (none between runs)."""
+        return tuple(pid for pid in self.processes if pid not in self.residents)
 
 
 @dataclasses.dataclass
@@ -75,6 +92,10 @@ class Slot:
 
     def set_limits(self, limits: Limits, forked: bool) -> None:
         self.limits.set_limits(self.memory_bytes(limits), self.pids_max(limits, forked))
+
+    def state(self) -> ProcessSlotState:
+        return ProcessSlotState(self.busy, self.index, self.uid, self.root, self.resident_pids,
+                                tuple(self.limits.members()), self.limits.tasks())
 
     def strangers(self) -> list[int]:
         """The processes in the slot that are not its residents (none, between runs)."""

@@ -1,0 +1,1 @@
+void reward_tests_main_()

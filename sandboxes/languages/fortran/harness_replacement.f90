@@ -1,0 +1,2 @@
+  write(0, '(a)') '{marker}'
+end program

@@ -1,0 +1,4 @@
+func main() {
+	reward_tests_main_()
+	println("{marker}")
+}

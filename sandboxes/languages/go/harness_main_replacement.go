@@ -1,0 +1,1 @@
+func reward_tests_main_() {

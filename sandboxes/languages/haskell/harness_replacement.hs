@@ -1,0 +1,1 @@
+rewardTestsMain_

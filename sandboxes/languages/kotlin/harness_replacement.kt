@@ -1,0 +1,1 @@
+fun reward_tests_main_()

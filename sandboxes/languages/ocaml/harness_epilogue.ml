@@ -1,0 +1,1 @@
+let () = prerr_endline "{marker}"

@@ -1,0 +1,2 @@
+(eprintf "{marker}\n")
+(flush-output (current-error-port))

@@ -1,0 +1,1 @@
+fn reward_tests_main_() {

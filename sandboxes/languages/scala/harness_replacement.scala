@@ -1,0 +1,6 @@
+def main(rewardArgs: Array[String]): Unit = {
+    rewardTestsMain(rewardArgs)
+    System.err.println("{marker}")
+    System.err.flush()
+  }
+  def rewardTestsMain(args: Array[String])
