@@ -1,5 +1,6 @@
 """Checkers (testlib's protocol) through a real server and real sandboxes: a checker that accepts any valid
-permutation, in C++ and in Python, broken checkers (INFRA, never the model's fault), and one compile per request."""
+permutation, in C++ and in Python, broken checkers (INFRA, never the model's fault: one that does not compile or
+parse, or dies of an uncaught error), deliberate exits 1 and 2 (wrong answers), and one compile per request."""
 
 from __future__ import annotations
 
@@ -128,6 +129,16 @@ def test_each_test_has_its_verdict_and_the_first_failure_decides(server: ServerH
      "the checker does not compile"),
     (reward_pb2.Checker(language="cpp", source="#include <cstdlib>\nint main() { std::abort(); }\n"),
      "INFRA_CHECKER_ERROR", "SIGABRT"),
+    (reward_pb2.Checker(language="cpp", source='#include <stdexcept>\nint main() { throw std::runtime_error("x"); }\n'),
+     "INFRA_CHECKER_ERROR", "SIGABRT"),
+    (reward_pb2.Checker(language="python", source="import sys\nsys.exit(\n"), "INFRA_CHECKER_ERROR",
+     "the checker does not parse"),
+    (reward_pb2.Checker(language="python", source="raise RuntimeError('checker bug')\n"), "INFRA_CHECKER_ERROR",
+     "RuntimeError: checker bug"),
+    (reward_pb2.Checker(language="python", source="import sys\nopen(sys.argv[1] + '.missing')\n"),
+     "INFRA_CHECKER_ERROR", "FileNotFoundError"),
+    (reward_pb2.Checker(language="python", source=PYTHON_CHECKER.replace("open(answer_file)", "open(input_file)")),
+     "INFRA_CHECKER_ERROR", "AssertionError"),
     (reward_pb2.Checker(language="cobol", source="x"), "INFRA_UNKNOWN_LANGUAGE", "unknown checker language"),
 ])
 def test_a_broken_checker_is_never_the_models_fault(server: ServerHandle, checker: reward_pb2.Checker,
@@ -149,3 +160,34 @@ def test_a_malformed_checker_names_the_field(server: ServerHandle, checker: rewa
         score(server, [candidate("x", "python", "print(1)", checker)])
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert info.value.details().startswith(field + ":"), info.value.details()
+
+
+def test_a_checker_that_does_not_parse_fails_every_candidate_once(server: ServerHandle) -> None:
+    checker = reward_pb2.Checker(language="python", source=PYTHON_CHECKER.replace("sys.exit(2)", "sys.exit(2"))
+    before = len(builds(server))
+    results = score(server, [candidate(name, "python", code, checker) for name, (code, _) in PROGRAMS.items()])
+    for name, (_, verdict) in PROGRAMS.items():
+        expected = "RUNTIME_ERROR" if verdict == "RUNTIME_ERROR" else "INFRA_CHECKER_ERROR"
+        assert verdict_name(results[name]) == expected, results[name]
+    assert "the checker does not parse" in results["in-order"].detail and "SyntaxError" in results["in-order"].detail
+    assert builds(server)[before:] == ["checker (python) built once for 4 candidate(s), 8 check(s)"]
+
+
+EXITS_1_AND_2 = [   # (language, checker source): each ends on purpose with testlib's WA or PE
+    ("python", "import sys\nsys.exit(1)\n"),
+    ("python", "raise SystemExit(2)\n"),
+    ("python", "import os\nos._exit(2)\n"),
+    ("python", "import sys\ntry:\n    int('x')\nexcept ValueError:\n    sys.exit(1)\n"),
+    ("python", "import sys\n\ndef main():\n    return 1\n\nif __name__ == '__main__':\n    sys.exit(main())\n"),
+    ("python", "import sys\nsys.exit('wrong answer: a message')\n"),
+    ("cpp", "int main() { return 1; }\n"),
+    ("cpp", "#include <cstdlib>\nint main() { std::exit(2); }\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "source"), EXITS_1_AND_2)
+def test_a_deliberate_exit_1_or_2_is_a_wrong_answer(server: ServerHandle, language: str, source: str) -> None:
+    checker = reward_pb2.Checker(language=language, source=source)
+    [result] = score(server, [candidate("x", "python", PROGRAMS["in-order"][0], checker)]).values()
+    assert verdict_name(result) == "WRONG_ANSWER", result
+    assert result.reward == 0.0

@@ -5,6 +5,10 @@ test's stdin, the program's stdout and the expected output, as files in the chec
 1 or 2 is a wrong answer (testlib's WA and PE); 3 (testlib's FAIL), any other status, a signal or a limit is the
 checker's failure, never the model's: INFRA_CHECKER_ERROR, as is a checker that does not compile.
 
+A runtime that ends a source that does not parse, or an uncaught error, with status 1 (Python) would turn a broken
+checker into the model's wrong answer, so such a checker runs under a trusted wrapper (WRAPPERS): its source is
+parsed once before the checks, like a compile, and an error that escapes it ends the run with WRAPPED_FAILURE.
+
 A checker serves every candidate of a request that names it (a GRPO group's generations): it is compiled once, in
 one workspace, when all of them have their outputs. A candidate holds no sandbox slot while it waits, so waiting
 cannot starve the pool of the slots the others need; the checks then run one after another in that workspace.
@@ -19,6 +23,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from reward_server.graders.runs import Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
@@ -32,6 +37,25 @@ ROUND_FILE_CHARS = 64 << 20     # a round's files at most (more rounds beyond): 
 WRONG_ANSWER_CODES = (1, 2)     # testlib's WA and PE
 # how a checker's own run ending badly reads (anything else: INFRA_CHECKER_ERROR)
 SANDBOX_FAILURES = {RunStatus.DEADLINE: Verdict.INFRA_DEADLINE, RunStatus.SANDBOX_ERROR: Verdict.INFRA_SANDBOX_ERROR}
+WRAPPED_FAILURE = 70            # how a wrapper ends a checker that does not parse or dies of an uncaught error
+PARSE_ONLY = "--parse-only"     # a wrapper's only argument when it is only to parse the checker
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckerWrapper:
+    """A trusted program that runs a checker of its language: the checker's source is a file of the workdir."""
+
+    template: str       # with {checker_file}, {parse_only} and {failed} to fill in
+    checker_file: str
+
+    def source(self) -> str:
+        return (self.template.replace("{checker_file}", self.checker_file).replace("{parse_only}", PARSE_ONLY)
+                .replace("{failed}", str(WRAPPED_FAILURE)))
+
+
+# the checker languages whose runtime ends what does not parse, or an uncaught error, with testlib's 1 or 2
+WRAPPERS = {"python": CheckerWrapper(Path(__file__).with_name("python_checker.py").read_text(encoding="utf-8"),
+                                     "checker.py")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,7 +123,8 @@ class Checkers:
             _settle(requests, [CheckOutcome(found.verdict, found.detail)])
             return
         language, _ = found
-        files: dict[str, str] = {}      # one file per distinct text of each kind
+        wrapper = WRAPPERS.get(language.key)
+        files: dict[str, str] = {}      # one file per distinct text of each kind (and the wrapped checker's own)
         names: dict[tuple[str, str], str] = {}
 
         def named(kind: str, text: str) -> str:
@@ -111,7 +136,11 @@ class Checkers:
         argvs = [[(named("input", c.input), named("output", c.output), named("answer", c.answer))
                   for c in request.checks] for request in requests]
         limits = Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb)
-        async with self.pool.workspace(language, spec.source, files=files, priority=self.priority,
+        source = spec.source
+        if wrapper is not None:
+            files[wrapper.checker_file] = spec.source
+            source = wrapper.source()
+        async with self.pool.workspace(language, source, files=files, priority=self.priority,
                                        caller=self.caller, deadline=self.deadline) as workspace:
             compiled = await workspace.compile(self.deadline)
             log.info("checker (%s) built once for %d candidate(s), %d check(s)", language.key, len(requests),
@@ -120,6 +149,12 @@ class Checkers:
                 verdict = SANDBOX_FAILURES.get(compiled.status, Verdict.INFRA_CHECKER_ERROR)
                 _settle(requests, [CheckOutcome(verdict, "the checker does not compile: " + describe_run(compiled))])
                 return
+            if wrapper is not None:
+                parsed = await workspace.run(b"", limits, self.deadline, [PARSE_ONLY])
+                if parsed.status is not RunStatus.OK:
+                    verdict = SANDBOX_FAILURES.get(parsed.status, Verdict.INFRA_CHECKER_ERROR)
+                    _settle(requests, [CheckOutcome(verdict, "the checker does not parse: " + describe_run(parsed))])
+                    return
             for request, runs in zip(requests, argvs, strict=True):
                 outcomes: list[CheckOutcome] = []
                 for args in runs:
