@@ -1,16 +1,13 @@
-"""The images' toolchain artifacts: precompiled headers, class archives and compiler snapshots
-(sandboxes/toolchain_artifacts.py): built into the image, root's and read-only; a compile in a container loads what
-fits its source (GCC's -H and the JVM's class-loading log say so; tsc starts from its snapshot there), the runner's
-Agnostics compile too, a clojure run maps its runtime's archive, and verdicts, diagnostics and output are those
-without. The programs and helpers are the process backend's
-tests' (tests/sandboxes/test_precompiled.py, test_class_archive.py, test_compiler_snapshot.py,
-test_run_class_archive.py). No timings are asserted. cpp comes from the few-language lock; the others from the
-every-language one (kotlin, scala, typescript and clojure are only there), which the differential test builds
-anyway."""
+"""The images' toolchain artifacts (sandboxes/toolchain_artifacts.py): precompiled headers, class archives and
+compiler snapshots, built into the image, root's and read-only; a compile in a container loads what fits its source
+(GCC's -H and the JVM's class-loading log say so; tsc starts from its snapshot there), the runner's Agnostics compile
+too, a clojure run maps its runtime's archive, and verdicts, diagnostics and output are those without. The programs
+and helpers are the process backend's contract's (tests/sandboxes/test_toolchain_artifacts.py). No timings are
+asserted. cpp comes from the few-language lock; the others from the every-language one (kotlin, scala, typescript and
+clojure are only there), which the differential test builds anyway."""
 
 from __future__ import annotations
 
-import dataclasses
 import pathlib
 
 import pytest
@@ -22,21 +19,24 @@ from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import RunStatus
 from sandboxes.toolchain_artifacts import ARCHIVE, FIRST_INCLUDE, MOUNT, RUN_ARCHIVE, SNAPSHOT
 from tests.docker.test_agnostics import agnostics_session
-from tests.sandboxes.test_class_archive import (
-    JVM_COMPILED,
+from tests.sandboxes.test_toolchain_artifacts import (
+    CLASS_ARCHIVE,
+    HEADERS,
+    LCB,
+    LIMITS,
+    MULTIPL_E,
+    RUN_CLASS_ARCHIVE,
     SHARED,
+    SNAPSHOT_KIND,
+    STDIN,
+    TEMPLATE_ERROR,
+    TWICE,
     TYPE_ERRORS,
-    assert_same,
-    logging_class_loads,
-    without_archive,
+    jvm_flags,
+    program,
+    showing_includes,
 )
-from tests.sandboxes.test_compiler_snapshot import TYPE_ERROR, without_snapshot
-from tests.sandboxes.test_precompiled import LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE, compile_and_run, showing_includes
-from tests.sandboxes.test_run_class_archive import RUN_ARCHIVED, run
-from tests.sandboxes.test_run_class_archive import assert_same as assert_same_run
-from tests.sandboxes.test_run_class_archive import logging_class_loads as logging_run_class_loads
-from tests.sandboxes.test_run_class_archive import programs as run_programs
-from tests.sandboxes.test_run_class_archive import without_archive as without_run_archive
+from tests.workspaces import assert_same, compile_and_run, run
 
 LOADS = {LCB: "0/bits/stdc++.h.gch", TWICE: "1/bits/stdc++.h.gch", MULTIPL_E: "2/assert.h.gch"}
 
@@ -73,7 +73,7 @@ def pinned(request: pytest.FixtureRequest, key: str) -> tuple[pathlib.Path, Imag
     return path, ImageLock.load(path)
 
 
-@pytest.mark.parametrize("key", ["cpp", *JVM_COMPILED, "typescript", *RUN_ARCHIVED])
+@pytest.mark.parametrize("key", [*HEADERS.keys, *CLASS_ARCHIVE.keys, *SNAPSHOT_KIND.keys, *RUN_CLASS_ARCHIVE.keys])
 def test_the_image_carries_the_tree_root_owned_and_read_only(request, docker_client, table, key) -> None:
     _, lock = pinned(request, key)
     assert tree(docker_client, lock.images[key].reference) == expected_tree(table.resolve(key))
@@ -84,10 +84,10 @@ async def test_a_cpp_compile_in_a_container_loads_the_header_that_fits(start_bac
     backend = await start_backend(warm=1, warm_languages=["cpp"])
     cpp = showing_includes(table.resolve("cpp"))
     for source, header in LOADS.items():
-        compiled, _ = await compile_and_run(backend, cpp, source)
+        compiled, _ = await compile_and_run(backend, cpp, source, LIMITS)
         assert compiled.status is RunStatus.OK, compiled
         assert f"! {MOUNT}/{header}\n".encode() in compiled.stderr, compiled.stderr[:2000]
-    compiled, _ = await compile_and_run(backend, cpp, "// a comment first\n" + LCB)
+    compiled, _ = await compile_and_run(backend, cpp, "// a comment first\n" + LCB, LIMITS)
     assert compiled.status is RunStatus.OK, compiled
     assert b".gch" not in compiled.stderr
 
@@ -97,35 +97,34 @@ async def test_cpp_verdicts_and_diagnostics_are_those_of_the_compile_without_it(
     backend = await start_backend(warm=1, warm_languages=["cpp"])
     cpp = table.resolve("cpp")
     for source in (LCB, MULTIPL_E, TEMPLATE_ERROR, TWICE):
-        with_header = await compile_and_run(backend, cpp, source, b"2 3\n")
-        without = dataclasses.replace(cpp, precompiled_headers=None)
-        assert_same(with_header, await compile_and_run(backend, without, source, b"2 3\n"))
+        with_header = await compile_and_run(backend, cpp, source, LIMITS, STDIN)
+        assert_same(with_header, await compile_and_run(backend, HEADERS.without(cpp), source, LIMITS, STDIN))
         compiled = with_header[0]
         assert compiled.status is (RunStatus.EXIT_NONZERO if source is TEMPLATE_ERROR else RunStatus.OK), compiled
         assert (b"error:" in compiled.stderr) == (source is TEMPLATE_ERROR)
 
 
-@pytest.mark.parametrize("key", JVM_COMPILED)
+@pytest.mark.parametrize("key", CLASS_ARCHIVE.keys)
 @pytest.mark.asyncio
 async def test_a_jvm_compile_in_a_container_maps_the_archive_under_xshare_on(request, start_backend, table,
                                                                             key) -> None:
     path, _ = pinned(request, key)
     backend = await start_backend(path, warm=1, warm_languages=[key])
     language = table.resolve(key)
-    logging = logging_class_loads(language)
-    strict = dataclasses.replace(logging, compile=(logging.compile[0], "-J-Xshare:on", *logging.compile[1:]))
-    compiled, _ = await compile_and_run(backend, strict, TYPE_ERRORS[key])
+    strict = jvm_flags(language, "compile", "-Xlog:class+load", "-Xshare:on")
+    compiled, _ = await compile_and_run(backend, strict, TYPE_ERRORS[key], LIMITS)
     assert compiled.status is RunStatus.EXIT_NONZERO and compiled.stderr, compiled
     assert compiled.stdout.count(SHARED) > 1000, compiled.stdout[-2000:]
-    plain, _ = await compile_and_run(backend, without_archive(logging), TYPE_ERRORS[key])
+    plain, _ = await compile_and_run(backend, jvm_flags(CLASS_ARCHIVE.without(language), "compile", "-Xlog:class+load"),
+                                     TYPE_ERRORS[key], LIMITS)
     assert SHARED not in plain.stdout
-    assert_same(await compile_and_run(backend, language, TYPE_ERRORS[key]),
-                await compile_and_run(backend, without_archive(language), TYPE_ERRORS[key]))
+    assert_same(await compile_and_run(backend, language, TYPE_ERRORS[key], LIMITS),
+                await compile_and_run(backend, CLASS_ARCHIVE.without(language), TYPE_ERRORS[key], LIMITS))
 
 
 @pytest.mark.parametrize(("key", "showing", "evidence"), [
     ("cpp", showing_includes, f"! {MOUNT}/0/bits/stdc++.h.gch\n"),
-    ("java", logging_class_loads, SHARED.decode()),
+    ("java", lambda java: jvm_flags(java, "compile", "-Xlog:class+load"), SHARED.decode()),
 ])
 def test_the_runners_agnostics_compile_loads_them_too(request, engine, table: LanguageTable, tmp_path, key, showing,
                                                       evidence) -> None:
@@ -152,22 +151,24 @@ async def test_tsc_starts_from_the_images_snapshot_and_compiles_as_tsc(request, 
     assert version.decode().startswith("Version "), version
     backend = await start_backend(path, warm=1, warm_languages=["typescript"])
     typescript = table.resolve("typescript")
-    got = await compile_and_run(backend, typescript, TYPE_ERROR)
+    got = await compile_and_run(backend, typescript, TYPE_ERRORS["typescript"], LIMITS)
     assert got[0].status is RunStatus.EXIT_NONZERO and b"error TS2322" in got[0].stdout, got
-    assert_same(got, await compile_and_run(backend, without_snapshot(typescript), TYPE_ERROR))
+    assert_same(got, await compile_and_run(backend, SNAPSHOT_KIND.without(typescript), TYPE_ERRORS["typescript"],
+                                           LIMITS))
 
 
-@pytest.mark.parametrize("key", RUN_ARCHIVED)
+@pytest.mark.parametrize("key", RUN_CLASS_ARCHIVE.keys)
 @pytest.mark.asyncio
 async def test_a_jvm_run_in_a_container_maps_the_runtimes_archive(request, start_backend, table, key) -> None:
     path, _ = pinned(request, key)
     backend = await start_backend(path, warm=1, warm_languages=[key])
-    logging = logging_run_class_loads(table.resolve(key))
-    strict = dataclasses.replace(logging, run=(logging.run[0], "-Xshare:on", *logging.run[1:]))
-    ran = await run(backend, strict, run_programs(key)["good"])
+    language = table.resolve(key)
+    strict = jvm_flags(language, "run", "-Xlog:class+load", "-Xshare:on")
+    ran = await run(backend, strict, program(key, "good"), LIMITS, STDIN)
     assert ran.status is RunStatus.OK and ran.stdout.count(SHARED) > 1000, ran
-    plain = await run(backend, without_run_archive(logging), run_programs(key)["good"])
+    plain = await run(backend, jvm_flags(RUN_CLASS_ARCHIVE.without(language), "run", "-Xlog:class+load"),
+                      program(key, "good"), LIMITS, STDIN)
     assert SHARED not in plain.stdout
-    crash = run_programs(key)["crash"]
-    assert_same_run(await run(backend, table.resolve(key), crash),
-                    await run(backend, without_run_archive(table.resolve(key)), crash))
+    crash = program(key, "crash")
+    assert_same(await compile_and_run(backend, language, crash, LIMITS, STDIN),
+                await compile_and_run(backend, RUN_CLASS_ARCHIVE.without(language), crash, LIMITS, STDIN))

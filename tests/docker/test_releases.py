@@ -31,8 +31,9 @@ from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.languages import Language, LanguageTable, Release, language_from_entry
 from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import build_and_pin, grade, grader_for
+from tests.language_table import load_table
 
-RELEASED = [language.key for language in LanguageTable.load() if language.release]
+RELEASED = [language.key for language in load_table() if language.release]
 # A made-up toolchain in a release tarball: a shell that knows its own version.
 TOOL = b'#!/bin/sh\nif [ "$1" = --version ]; then echo "toytool 1.0"; exit 0; fi\nexec /bin/sh "$@"\n'
 

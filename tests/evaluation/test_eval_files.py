@@ -14,7 +14,7 @@ from reward_server.evaluation.completions import read_completions, read_completi
 from reward_server.evaluation.results import EQUATION_LANGUAGE, ResultRecord, ResultStore, write_multipl_e_results
 from reward_server.evaluation.runner import latest, pending_work
 from reward_server.pb import reward_pb2
-from sandboxes.languages import LanguageTable
+from tests.language_table import load_table
 
 ROWS = [
     {"id": "add", "language": "python", "prompt": "def add(a, b):\n", "tests": "assert add(2, 3) == 5\n",
@@ -82,7 +82,7 @@ def test_duplicate_problem_ids_are_refused(tmp_path: Path) -> None:
 
 
 def test_humaneval_from_the_package() -> None:
-    problems = humaneval.problems(LanguageTable.load())
+    problems = humaneval.problems(load_table())
     assert len(problems) == 164
     first = problems[0]
     assert first.id == "HumanEval/0" and first.language == "python" and first.kind == "function"

@@ -15,8 +15,9 @@ from reward_server.graders.function_style import (
     function_program,
     harnessed,
 )
-from sandboxes.languages import Harness, LanguageTable, language_from_entry
+from sandboxes.languages import Harness, language_from_entry
 from sandboxes.languages.samples import load_samples
+from tests.language_table import load_table
 
 PY_STOPS = ["\ndef", "\n#", "\nif", "\nclass"]
 
@@ -56,7 +57,7 @@ def test_no_stop_tokens_keeps_the_completion() -> None:
 
 # The end-of-tests harnesses (docs/guards.md): program text only here; tests/test_reward_hacks.py runs them.
 
-TABLE = LanguageTable.load()
+TABLE = load_table()
 GUARDED = sorted(lang.key for lang in TABLE if lang.harness or lang.guard)
 
 

@@ -6,10 +6,8 @@ cgroups."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import pathlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -71,26 +69,3 @@ def ready(table: LanguageTable, backend: ProcessBackend, key: str) -> Language:
     info = backend.describe(language)
     require_ready(language.key, info.ready, info.reason)
     return language
-
-
-@contextlib.asynccontextmanager
-async def fresh_backend() -> AsyncIterator[ProcessBackend]:
-    """A process backend of one slot that nothing has compiled with yet (its builds start from scratch)."""
-    if os.geteuid() != 0:
-        pytest.skip("the process backend needs root")
-    backend = ProcessBackend()
-    await backend.start(1)
-    try:
-        yield backend
-    finally:
-        await backend.close()
-
-
-async def built(backend: ProcessBackend, language: Language, name: str,
-                first_use: Callable[[], Awaitable[object]]) -> pathlib.Path:
-    """`name` in the language's tree in the backend's build directory: built by `first_use` if nothing used it yet."""
-    path = backend.artifact_builds.root / language.key / name
-    if not path.exists():
-        await first_use()
-    assert path.is_file(), f"no {language.key} {name} at {path}"
-    return path

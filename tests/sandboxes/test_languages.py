@@ -11,13 +11,14 @@ from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import LanguageTable, UnknownLanguage, language_from_entry
 from sandboxes.languages.samples import load_samples
 from sandboxes.results import Limits, RunStatus
+from tests.language_table import load_table
 from tests.toolchains import require_ready
 
 MULTIPL_E = ["py", "cpp", "java", "js", "ts", "rs", "go", "lua", "r", "jl", "ml", "rkt", "sh", "cs", "d", "pl", "php",
              "rb", "scala", "swift", "hs", "elixir", "clj", "adb"]
 MULTI_LCB = ["python", "c++", "java", "c#", "go", "javascript", "typescript", "rust", "ruby", "php", "kotlin", "scala"]
 AGNOSTICS = ["lua", "julia", "r", "ocaml", "fortran"]
-TABLE_KEYS = [language.key for language in LanguageTable.load()]
+TABLE_KEYS = [language.key for language in load_table()]
 GREETERS = {key: samples.greeter.program for key, samples in load_samples().items()}
 
 

@@ -21,6 +21,7 @@ from sandboxes.backends.process.instances import reap_dead_instances
 from sandboxes.backends.process.limits import LimitsError
 from sandboxes.languages import LanguageTable, language_from_entry
 from sandboxes.results import Limits, RunResult, RunStatus
+from tests.language_table import load_table
 from tests.sandboxes.conftest import ready
 from tests.toolchains import hosted
 from tests.workspaces import compile_and_run, run
@@ -333,7 +334,7 @@ async def test_program_cannot_forge_a_sandbox_error(backend, table) -> None:
     assert result.status is RunStatus.EXIT_NONZERO
 
 
-@pytest.mark.parametrize("key", sorted({language.key for language in LanguageTable.load()} - hosted()))
+@pytest.mark.parametrize("key", sorted({language.key for language in load_table()} - hosted()))
 def test_missing_toolchain_is_reported_not_ready(backend, table, key: str) -> None:
     """Each language the host setup installs no toolchain of is reported not ready, naming what is missing."""
     language = table.resolve(key)

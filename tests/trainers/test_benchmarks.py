@@ -24,13 +24,13 @@ from benchmarks.livecodebench import problems as livecodebench_problems
 from benchmarks.problem import Checker
 from benchmarks.rows import read_rows
 from reward_server.pb import reward_pb2
-from sandboxes.languages import LanguageTable
+from tests.language_table import load_table
 from trainers import benchmarks
 from trainers.datasets import from_row, to_row
 from trainers.splits import HELDOUT, TRAIN, split_of
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLE = LanguageTable.load()
+TABLE = load_table()
 DATA = DATA_DIR
 SAIR_JSONL = DATA / "sair-stage1" / "problems_hard3_20.jsonl"
 SAIR_TEMPLATE = DATA / "sair-stage1" / "example_complete_prompt.txt"

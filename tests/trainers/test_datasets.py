@@ -13,12 +13,12 @@ from benchmarks.data_dir import DEFAULT as DATA_DIR
 from benchmarks.problem import Problem
 from benchmarks.rows import read_rows
 from reward_server.evaluation.benchmarks import BenchmarkOptions, load_benchmark
-from sandboxes.languages import LanguageTable
+from tests.language_table import load_table
 from trainers import benchmarks
 from trainers.datasets import COLUMNS, from_row, to_dataset, to_row
 from trainers.rewards import code_reward, equation_reward
 
-TABLE = LanguageTable.load()
+TABLE = load_table()
 SAIR_JSONL = DATA_DIR / "sair-stage1" / "problems_hard3_20.jsonl"
 SAIR_TEMPLATE = (DATA_DIR / "sair-stage1" / "example_complete_prompt.txt").read_text(encoding="utf-8")
 MULTIPL_E_ROW = {"name": "HumanEval_53_add", "language": "lua", "prompt": "local function add(x, y)\n",

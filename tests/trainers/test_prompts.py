@@ -7,9 +7,10 @@ import pytest
 from benchmarks import prompts
 from benchmarks.prompts import LanguageNames
 from sandboxes.languages import LanguageTable, language_from_entry
+from tests.language_table import load_table
 from trainers import benchmarks
 
-TABLE = LanguageTable.load()
+TABLE = load_table()
 LCB_ROW = {"question_id": "q", "question_content": "Echo.",
            "private_test_cases": [{"input": "1\n", "output": "1\n", "testtype": "stdin"}]}
 
