@@ -60,12 +60,11 @@ async def test_programs_can_reopen_their_std_streams(backend, table) -> None:
     source = "data = open('/dev/stdin').read()\nopen('/dev/stdout', 'w').write(data * 2)"
     result = await run_python(backend, table, source, stdin=b"ab")
     assert (result.status, result.stdout) == (RunStatus.OK, b"abab"), result
-    javascript = table.resolve("javascript")
-    if backend.describe(javascript).ready:
-        async with backend.workspace(javascript, "console.log(require('fs').readFileSync('/dev/stdin', 'utf8'))",
-                                     0) as workspace:
-            result = await workspace.run(b"js", LIMITS, None)
-        assert (result.status, result.stdout) == (RunStatus.OK, b"js\n"), result
+    javascript = ready(table, backend, "javascript")
+    async with backend.workspace(javascript, "console.log(require('fs').readFileSync('/dev/stdin', 'utf8'))",
+                                 0) as workspace:
+        result = await workspace.run(b"js", LIMITS, None)
+    assert (result.status, result.stdout) == (RunStatus.OK, b"js\n"), result
 
 
 @pytest.mark.asyncio
