@@ -1,5 +1,7 @@
 """The same grading jobs through the docker backend and the process backend give the same verdicts: every imaged
-language's self-check samples (their folders' samples.toml) pass and fail as expected on both, and a few jobs more."""
+language's self-check samples (their folders' samples.toml) pass and fail as expected on both, and so does a real
+MultiPL-E problem in each imaged language (tests/judge_cases.py: the judge's test libraries and imports are in every
+image), and a few jobs more."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from reward_server.verdicts import Verdict
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
+from tests.judge_cases import multipl_e_cases
+from tests.language_table import load_table
 
 EXTRA_JOBS = {
     "python/raises": CodeJob("python", "raise SystemExit(3)\n", io_tests=(("", ""),)),
@@ -58,6 +62,13 @@ def sample_jobs() -> dict[str, tuple[CodeJob, Verdict]]:
     for key, completion in EXIT_HACKS.items():
         fn = load_samples()[key].function
         jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.EXITED_EARLY)
+    for case in multipl_e_cases():
+        key = load_table().resolve(case.language).key
+        if key in IMAGED:
+            for kind, completion, verdict in (("right", case.right, Verdict.PASS),
+                                              ("wrong", case.wrong, Verdict.RUNTIME_ERROR)):
+                jobs[f"{key}/{case.name}-{kind}"] = (CodeJob(case.language, completion, prompt=case.prompt,
+                                                             stop_tokens=case.stop_tokens, tests=case.tests), verdict)
     return jobs
 
 
