@@ -13,7 +13,7 @@ directory. The tree holds a directory per prefix, named by its index in the tabl
 `command` from a file named as the program's that holds exactly the prefix (so diagnostics that point into the
 headers read the same), and `H` itself, an `#include_next` of the real one for a later include of H, which the
 precompiled header cannot serve. A compile gets the directory of the longest prefix its source starts with first on
-its include path (`-I`, right after the compiler), or none.
+its include path (`-I`, right after the compiler; a compile script's argument, which it passes on), or none.
 
 A JVM compiler spends much of a small program's compile loading and verifying its own classes (about 30% of javac's
 and scalac's wall and CPU time, under a fifth of kotlinc's, which skips verification: bench/runs.py). A language with
@@ -53,7 +53,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 
-from sandboxes.languages import LANGUAGES_DIR, Language
+from sandboxes.languages import LANGUAGES_DIR, SCRIPT, Language
 from sandboxes.languages.samples import SAMPLES_FILE, load_samples
 from sandboxes.policy import Step, compile_step, run_step
 from sandboxes.results import Limits
@@ -108,7 +108,7 @@ def using(language: Language, source: str, step: Step, failed: frozenset[str] = 
         elif name == SNAPSHOT and name not in failed:
             argv = _from_snapshot(argv, f"{MOUNT}/{SNAPSHOT}")
         elif isinstance(name, int):
-            argv = (argv[0], f"-I{MOUNT}/{name}", *argv[1:])
+            argv = _with_compiler_flags(argv, (f"-I{MOUNT}/{name}",))
     return dataclasses.replace(step, argv=argv)
 
 
@@ -244,6 +244,14 @@ def _greeter(language: Language) -> str:
 def _from_snapshot(argv: Sequence[str], snapshot: str) -> tuple[str, ...]:
     """The compile command started from the snapshot at `snapshot` if it is there, else as it is."""
     return ("sh", "-c", FROM_SNAPSHOT.format(blob=snapshot), *argv)
+
+
+def _with_compiler_flags(argv: Sequence[str], flags: Sequence[str]) -> tuple[str, ...]:
+    """The compile with `flags` first among its compiler's: right after the compiler, or a compile script's arguments
+    (after its source), which it passes on to each compile ("$@")."""
+    if tuple(argv[:len(SCRIPT)]) == SCRIPT:
+        return (*argv, *flags)
+    return (argv[0], *flags, *argv[1:])
 
 
 def _with_jvm_flags(template: str, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:

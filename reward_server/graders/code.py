@@ -94,6 +94,7 @@ class _Program:
     files: dict[str, str] = dataclasses.field(default_factory=dict)
     marker: str = ""            # the end-of-tests marker stderr must carry after exit 0; "" when unguarded
     call: bool = False
+    compile: tuple[str, ...] = ()   # what builds it, in place of the language's compile (a harness's); (): that
 
 
 def decide(tests: list[TestGrade]) -> TestGrade | None:
@@ -159,7 +160,8 @@ class CodeGrader:
     async def _program(language: Language, code: str, job: CodeJob) -> _Program:
         if job.tests:
             program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
-            return _Program(program.source, [program.stdin], [None], marker=program.marker)
+            return _Program(program.source, [program.stdin], [None], program.files, program.marker,
+                            compile=program.compile)
         if job.function_name:
             size = sum(len(stdin) + len(expected) for stdin, expected in job.io_tests)
             if size > THREADED_COMPARE_CHARS:  # megabytes of JSON take a while to read: off the loop
@@ -179,6 +181,8 @@ class CodeGrader:
         mark = time.monotonic()
         tests: list[TestGrade] = []
         checks: list[tuple[TestGrade, Check]] = []    # with a checker: the runs that ended well, to be checked
+        if program.compile:
+            language = dataclasses.replace(language, compile=program.compile)
         async with self.pool.workspace(language, program.source, files=program.files, priority=priority,
                                        caller=caller, deadline=deadline) as workspace:
             stages["queue"], mark = time.monotonic() - mark, time.monotonic()

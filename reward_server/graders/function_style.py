@@ -8,7 +8,10 @@ them would have produced. Empty stop tokens are ignored: they would cut everythi
 Exit 0 is not enough to pass (docs/guards.md): the program we run also writes a fresh end-of-tests marker to
 stderr once the tests have run to the end, by the language table's `harness` (text around, and rewrites in, the
 tests) or its `guard` (a module here that runs program and tests itself). A language with neither, or tests that
-none of its harnesses fits, runs the plain MultiPL-E program, unguarded.
+none of its harnesses fits, runs the plain MultiPL-E program, unguarded. A harness with a `tests_file` gives the
+tests a translation unit of their own, which its compile builds with the program's: the program's source is then
+the prompt and the completion alone (and the brace the tests begin with), the tests' file the prompt's
+declarations and the harnessed tests, so that nothing the program defines reaches the tests.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ class FunctionProgram:
     source: str
     stdin: str = ""
     marker: str = ""        # what stderr must carry after exit 0; "" when unguarded
+    files: dict[str, str] = dataclasses.field(default_factory=dict)   # beside the source: the tests' own unit
+    compile: tuple[str, ...] = ()   # what builds the source and files, in place of the language's compile; ()
 
 
 def cut_at_stop_tokens(completion: str, stop_tokens: Sequence[str]) -> str:
@@ -56,15 +61,41 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
         return FunctionProgram(source, stdin, marker)
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:
-        source = harnessed(harness, program, tests, marker)
-        if source is not None:
-            return FunctionProgram(source, marker=marker)
+        if harness.tests_file:
+            fitted = in_units(harness, prompt, program, tests, marker)
+        else:
+            source = harnessed(harness, program, tests, marker)
+            fitted = None if source is None else FunctionProgram(source, marker=marker)
+        if fitted is not None:
+            return fitted
     return FunctionProgram(program + tests)
 
 
 def harnessed(harness: Harness, program: str, tests: str, marker: str) -> str | None:
     """program (which ends with "\\n") + prologue + tests, rewritten + "\\n" + epilogue; None when the harness
     does not fit these tests."""
+    around = _around(harness, tests, marker)
+    return None if around is None else program + around
+
+
+def in_units(harness: Harness, prompt: str, program: str, tests: str, marker: str) -> FunctionProgram | None:
+    """The program (+ what the harness's program_end takes from the start of the tests) as the source, and in the
+    harness's tests_file the prompt as its `declare` makes it + prologue + the rest of the tests, rewritten + "\\n" +
+    epilogue; None when the harness does not fit this prompt and these tests."""
+    pattern, declaration = harness.declare
+    declared, found = re.subn(pattern, lambda _: declaration, prompt, count=1)
+    end = re.match(harness.program_end, tests) if harness.program_end else None
+    if end:
+        program, tests = program + end.group(0) + "\n", tests[end.end():]
+    around = _around(harness, tests, marker)
+    if not found or around is None:
+        return None
+    return FunctionProgram(program, marker=marker, files={harness.tests_file: declared + around},
+                           compile=harness.compile)
+
+
+def _around(harness: Harness, tests: str, marker: str) -> str | None:
+    """prologue + tests, rewritten + "\\n" + epilogue; None when the harness does not fit these tests."""
     if harness.when and not re.search(harness.when, tests):
         return None
     if harness.rewrite:
@@ -73,4 +104,4 @@ def harnessed(harness: Harness, program: str, tests: str, marker: str) -> str | 
         if not found:
             return None
     epilogue = "\n" + fill(harness.epilogue, marker) if harness.epilogue else ""
-    return program + fill(harness.prologue, marker) + tests + epilogue
+    return fill(harness.prologue, marker) + tests + epilogue

@@ -1,8 +1,17 @@
 """The language table: a folder per language (sandboxes/languages/<key>/; schema.toml says what it holds)."""
 
 from sandboxes.languages.folders import LANGUAGES_DIR, LanguageFolderError
-from sandboxes.languages.model import CallHarness, Harness, Language, PrecompiledHeaders, Release, language_from_entry
+from sandboxes.languages.model import (
+    SCRIPT,
+    CallHarness,
+    Harness,
+    Language,
+    PrecompiledHeaders,
+    Release,
+    language_from_entry,
+    script_command,
+)
 from sandboxes.languages.table import LanguageTable, UnknownLanguage
 
-__all__ = ["LANGUAGES_DIR", "CallHarness", "Harness", "Language", "LanguageFolderError", "LanguageTable",
-           "PrecompiledHeaders", "Release", "UnknownLanguage", "language_from_entry"]
+__all__ = ["LANGUAGES_DIR", "SCRIPT", "CallHarness", "Harness", "Language", "LanguageFolderError", "LanguageTable",
+           "PrecompiledHeaders", "Release", "UnknownLanguage", "language_from_entry", "script_command"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 
-from sandboxes.languages.model import Language, language_from_entry
+from sandboxes.languages.model import Language, language_from_entry, script_command
 
 LANGUAGES_DIR = pathlib.Path(__file__).parent
 ENTRY_FILE = "language.toml"
@@ -25,7 +25,9 @@ SECTION_FIELDS: dict[str, frozenset[str]] = {
                            "run_class_archive"}),
     "grading": frozenset({"guard", "harness", "call_harness"}),
 }
-_HARNESS_FIELDS = frozenset({"when", "rewrite", "replacement", "prologue", "epilogue"})
+_HARNESS_FIELDS = frozenset({"when", "rewrite", "replacement", "prologue", "epilogue", "tests_file", "declare",
+                             "declaration", "program_end", "compile_script"})
+_HARNESS_PAIRS = {"rewrite": "replacement", "declare": "declaration"}    # a regex and the file that replaces its match
 
 
 class LanguageFolderError(ValueError):
@@ -62,7 +64,7 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
     if "compile_script" in entry:
         if "compile" in entry:
             raise LanguageFolderError(f"language {folder.name}: compile and compile_script both")
-        entry["compile"] = ["sh", "-c", _read(folder, entry.pop("compile_script")), "{source}"]
+        entry["compile"] = list(script_command(_read(folder, entry.pop("compile_script"))))
     if "harness" in entry:
         entry["harness"] = [_harness(folder, layout) for layout in entry["harness"]]
     if "call_harness" in entry:
@@ -77,13 +79,16 @@ def _harness(folder: pathlib.Path, layout: dict) -> dict:
     unknown = set(layout) - _HARNESS_FIELDS
     if unknown:
         raise LanguageFolderError(f"language {folder.name}: unknown harness fields {sorted(unknown)}")
-    if ("rewrite" in layout) != ("replacement" in layout):
-        raise LanguageFolderError(f"language {folder.name}: a harness rewrite needs its replacement, and only it")
     harness = {name: _read(folder, layout[name]) for name in ("prologue", "epilogue") if name in layout}
-    if "when" in layout:
-        harness["when"] = layout["when"]
-    if "rewrite" in layout:
-        harness["rewrite"] = [layout["rewrite"], _read(folder, layout["replacement"])]
+    harness |= {name: layout[name] for name in ("when", "tests_file", "program_end") if name in layout}
+    for pattern, replacement in _HARNESS_PAIRS.items():
+        if (pattern in layout) != (replacement in layout):
+            raise LanguageFolderError(
+                f"language {folder.name}: a harness {pattern} needs its {replacement}, and only it")
+        if pattern in layout:
+            harness[pattern] = [layout[pattern], _read(folder, layout[replacement])]
+    if "compile_script" in layout:
+        harness["compile"] = list(script_command(_read(folder, layout["compile_script"])))
     return harness
 
 

@@ -16,18 +16,31 @@ import tomllib
 from collections.abc import Mapping
 
 SCHEMA = pathlib.Path(__file__).with_name("schema.toml")
+# A compile script of a language's folder runs as SCRIPT + (its text, the source file, flags...): in the script $0 is
+# the source and "$@" the flags its compiles get first (a precompiled header's -I: sandboxes/toolchain_artifacts.py).
+SCRIPT = ("sh", "-c")
+
+
+def script_command(text: str) -> tuple[str, ...]:
+    """The compile command template of a compile script's text."""
+    return (*SCRIPT, text, "{source}")
 
 
 @dataclasses.dataclass(frozen=True)
 class Harness:
     """Code around a function-style program's tests that writes the end-of-tests marker (`{marker}`) to stderr
     once they have run to the end, and only then (docs/guards.md). A language lists one per layout its tests
-    come in; the first that fits the tests is used, and tests that none fits run as they are."""
+    come in; the first that fits the tests is used, and tests that none fits run as they are. With `tests_file` the
+    tests are a unit of their own, beside the program's, which no macro or symbol of the program reaches."""
 
     when: str = ""                  # a regex the tests must match ("": any tests)
     rewrite: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the tests, which it must match
-    prologue: str = ""              # between the completion and the tests
+    prologue: str = ""              # between the completion (with tests_file: the prompt's declarations) and tests
     epilogue: str = ""              # after the tests
+    tests_file: str = ""            # the tests' own unit: the prompt as `declare` makes it, prologue, tests, epilogue
+    declare: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the prompt, which it must match
+    program_end: str = ""           # a regex: what it matches at the tests' start ends the program's unit instead
+    compile: tuple[str, ...] = ()   # the build of the two units, in place of the language's compile
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,6 +155,7 @@ class Language:
         return [part.format_map(values) for part in template]
 
 
+_HARNESS_TUPLES = ("rewrite", "declare", "compile")
 _TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers",
                  "packages", "warm_imports")
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+(?P<pin>=[A-Za-z0-9.+~:-]+)?")
@@ -212,10 +226,18 @@ def _harness_from_toml(key: str, entry: dict) -> Harness:
     known = {f.name for f in dataclasses.fields(Harness)}
     if set(entry) - known:
         raise ValueError(f"language {key}: unknown harness fields {sorted(set(entry) - known)}")
-    harness = Harness(**{name: tuple(value) if name == "rewrite" else value for name, value in entry.items()})
-    if harness.rewrite and len(harness.rewrite) != 2:
-        raise ValueError(f"language {key}: a harness rewrite is [regex, replacement]")
-    for pattern in (harness.when, *harness.rewrite[:1]):
+    harness = Harness(**{name: tuple(value) if name in _HARNESS_TUPLES else value for name, value in entry.items()})
+    for name in ("rewrite", "declare"):
+        if getattr(harness, name) and len(getattr(harness, name)) != 2:
+            raise ValueError(f"language {key}: a harness {name} is [regex, replacement]")
+    unit = (harness.tests_file, harness.declare, harness.compile)
+    if any(unit) and not all(unit):
+        raise ValueError(f"language {key}: a harness's tests_file, declare and compile go together")
+    if harness.program_end and not harness.tests_file:
+        raise ValueError(f"language {key}: a harness's program_end needs a tests_file")
+    if pathlib.PurePath(harness.tests_file).name != harness.tests_file:
+        raise ValueError(f"language {key}: harness tests_file {harness.tests_file!r} is a plain file name")
+    for pattern in (harness.when, harness.program_end, *harness.rewrite[:1], *harness.declare[:1]):
         re.compile(pattern)
     return harness
 

@@ -66,7 +66,7 @@ def test_every_guarded_language_guards_its_samples(key: str) -> None:
     sample = load_samples()[key].function
     program = function_program(TABLE.resolve(key), sample.prompt, sample.completion, (), sample.tests)
     assert re.fullmatch(r"[0-9a-f]{32}", program.marker)
-    assert program.marker in program.source + program.stdin
+    assert program.marker in program.source + program.stdin + "".join(program.files.values())
 
 
 def test_each_run_gets_a_fresh_marker() -> None:
@@ -89,6 +89,26 @@ def test_tests_no_harness_fits_run_as_multipl_e_assembles_them() -> None:
     assert program == FunctionProgram(assemble_program("int f() {\n", "  return 1;\n}\n", (), tests))
     julia = TABLE.resolve("julia")
     assert function_program(julia, "p", "c", (), "t").marker == ""
+
+
+def test_cpp_tests_get_a_unit_of_their_own_that_the_program_s_source_lacks() -> None:
+    """MultiPL-E's layout: the program's source is the prompt, the completion and the brace the tests begin with; the
+    tests' file has the prompt's declarations in place of the program; nothing of the tests is in the source."""
+    cpp = TABLE.resolve("cpp")
+    prompt = "#include<bits/stdc++.h>\nlong add(long x, long y) {\n"
+    tests = "}\nint main() {\n    assert(add(2, 3) == 5); // tests 4711\n}\n"
+    program = function_program(cpp, prompt, "    return x + y;\n}\nint main() {", ["\n}"], tests)
+    assert program.source == prompt + "    return x + y;\n}\n"
+    assert program.compile == cpp.harness[0].compile and program.compile != cpp.compile
+    [(name, unit)] = program.files.items()
+    assert name == "tests.cpp" and program.marker in unit and "4711" in unit
+    assert unit.startswith(prompt[:-3] + '  __attribute__((visibility("protected")));\n')
+    assert "return x + y" not in unit and "4711" not in program.source and program.marker not in program.source
+
+
+def test_cpp_prompts_that_open_no_function_keep_one_unit() -> None:
+    program = function_program(TABLE.resolve("cpp"), "", "long f() { return 1; }\n", (), "int main() { return 0; }\n")
+    assert (program.files, program.compile) == ({}, ()) and program.marker in program.source
 
 
 def test_a_rewrite_applies_once_and_literally() -> None:

@@ -1,0 +1,1 @@
+(), reward_tests_status_{0}).value); }

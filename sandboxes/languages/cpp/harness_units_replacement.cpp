@@ -1,0 +1,1 @@
+int main() { return reward_tests_done_(([&]() {
