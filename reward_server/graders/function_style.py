@@ -20,12 +20,13 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from reward_server.graders import python_guard
+from reward_server.graders import javascript_guard, python_guard
 from reward_server.graders.end_marker import fill, new_marker
 from sandboxes.languages import Harness, Language
 
 # guard name (the table's `guard`) -> (prompt, cut completion, tests, marker) -> (source, stdin)
-GUARDS: Mapping[str, Callable[[str, str, str, str], tuple[str, str]]] = {"python": python_guard.prepare}
+GUARDS: Mapping[str, Callable[[str, str, str, str], tuple[str, str]]] = {
+    "python": python_guard.prepare, "javascript": javascript_guard.prepare}
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """What a language's guard runs inside the sandbox (docs/guards.md): standard library only, never imported by the
-server. `<guard>.py` is the program's source file of each guarded run; the process backend's zygote also imports it,
-as ZYGOTE_MODULE, before any run, so that what the guard snapshots of the interpreter is taken there once instead of
-in every forked run."""
+server. `<guard>.<its language's extension>` (python.py, javascript.js) is the program's source file of each guarded
+run; where the language has a zygote (Python), the process backend's zygote also imports it, as ZYGOTE_MODULE, before
+any run, so that what the guard snapshots of the interpreter is taken there once instead of in every forked run."""
 
 import pathlib
 
@@ -9,7 +9,9 @@ DIRECTORY = pathlib.Path(__file__).parent
 
 
 def source(guard: str) -> pathlib.Path:
-    return DIRECTORY / f"{guard}.py"
+    """The guard's one file, whatever its language's extension."""
+    (found,) = DIRECTORY.glob(f"{guard}.*")
+    return found
 
 
 def zygote_module(guard: str) -> str:
