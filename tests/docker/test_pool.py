@@ -17,18 +17,37 @@ from tests.docker.conftest import grade, grader_for, own_containers
 PASSING = CodeJob("python", load_samples()["python"].stdin.good, io_tests=SUM_TESTS)
 
 
-async def settle(backend, key: str, total: int) -> None:
-    """Wait (bounded) until the pool's background replacement has brought the language back to `total`."""
+async def settle(backend, client, key: str, total: int) -> None:
+    """Wait (bounded) until the pool's background replacement has brought the language back to `total` idle
+    containers, and the engine holds just those (what was replaced is removed)."""
     for _ in range(300):
         stats = backend.stats()[key]
-        if stats.total == total and stats.idle == total and not backend._tasks:
+        held = {slot.container_id for slot in backend.slots() if slot.language == key}
+        if stats.total == total and stats.idle == total and held == language_ids(client, backend, key):
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"pool did not settle: {backend.stats()[key]}")
 
 
+def language_ids(client, backend, key: str) -> set[str]:
+    return {c.id for c in own_containers(client, backend) if c.labels[LABEL_LANGUAGE] == key}
+
+
 def python_ids(client, backend) -> set[str]:
-    return {c.id for c in own_containers(client, backend) if c.labels[LABEL_LANGUAGE] == "python"}
+    return language_ids(client, backend, "python")
+
+
+def speak_garbage(client, container_id: str) -> None:
+    """A line the container's runner rejects, on its stdin through an attach of the test's own; back when the runner
+    has answered (on every attach, the backend's too)."""
+    attached = client.containers.get(container_id).attach_socket(params={"stdin": 1, "stdout": 1, "stream": 1})
+    sock = attached._sock      # docker-py exposes the hijacked connection only through its private _sock
+    try:
+        sock.settimeout(10)
+        sock.sendall(b"\xff\n")
+        assert sock.recv(1 << 16), "the runner did not answer"
+    finally:
+        attached.close()
 
 
 @pytest.mark.asyncio
@@ -39,7 +58,7 @@ async def test_timed_out_container_is_replaced_and_pool_keeps_serving(start_back
     assert len(before) == 1
     result = await grade(grader, CodeJob("python", "while True:\n    pass\n", io_tests=(("", ""),), timeout_s=1))
     assert result.verdict is Verdict.TIMEOUT
-    await settle(backend, "python", 1)
+    await settle(backend, docker_client, "python", 1)
     after = python_ids(docker_client, backend)
     assert len(after) == 1 and not after & before
     assert backend.stats()["python"].replaced == 1
@@ -61,7 +80,7 @@ async def test_container_killed_mid_run_is_infra_and_replaced(start_backend, tab
     await asyncio.to_thread(docker_client.containers.get(victim).kill)
     result = await asyncio.wait_for(running, 60)
     assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
-    await settle(backend, "python", 1)
+    await settle(backend, docker_client, "python", 1)
     assert victim not in python_ids(docker_client, backend)
     assert (await grade(grader, PASSING)).verdict is Verdict.PASS
 
@@ -73,7 +92,7 @@ async def test_containers_are_recycled_after_k_jobs_and_stats_count(start_backen
     seen: set[str] = set()
     for _ in range(5):
         assert (await grade(grader, PASSING)).verdict is Verdict.PASS
-        await settle(backend, "python", 1)
+        await settle(backend, docker_client, "python", 1)
         seen |= python_ids(docker_client, backend)
     stats = backend.stats()["python"]
     assert stats.recycled == 2 and stats.jobs == 5 and stats.replaced == 0
@@ -88,7 +107,7 @@ async def test_on_demand_pool_starts_and_removes_a_container_per_workspace(start
     grader = grader_for(backend, table)
     results = await asyncio.gather(*(grade(grader, PASSING) for _ in range(3)))
     assert [r.verdict for r in results] == [Verdict.PASS] * 3
-    await settle(backend, "python", 0)
+    await settle(backend, docker_client, "python", 0)
     assert own_containers(docker_client, backend) == []
     assert backend.stats()["python"].started == 3
 
@@ -99,14 +118,16 @@ async def test_garbage_answer_is_infra_and_the_container_replaced(start_backend,
     backend = await start_backend(warm=1, warm_languages=["python"])
     grader = grader_for(backend, table)
     forged = "import os\nos.write(1, b'}{not json\\n')\nos.close(1)\n"
+    [before] = backend.slots()
     assert (await grade(grader, CodeJob("python", forged, io_tests=(("", "x"),)))).verdict is Verdict.WRONG_ANSWER
-    [box] = backend._idle["python"]
-    await box.channel.request({"op": "ping"}, 5)
+    [box] = backend.slots()       # the forged line went to the program's own pipes: the container is kept
+    assert (box.container_id, box.busy, box.jobs) == (before.container_id, False, before.jobs + 1)
+    assert backend.stats()["python"].replaced == 0
     # A runner that itself answers garbage: speak to it in a way it rejects, then expect replacement.
-    box.channel.sock.sendall(b"\xff\n")
+    await asyncio.to_thread(speak_garbage, docker_client, box.container_id)
     result = await grade(grader, PASSING)
     assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
-    await settle(backend, "python", 1)
+    await settle(backend, docker_client, "python", 1)
     assert backend.stats()["python"].replaced == 1
     assert (await grade(grader, PASSING)).verdict is Verdict.PASS
 
