@@ -21,7 +21,7 @@ from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
 
-pytest_plugins = ("tests.skips",)   # --strict-skips
+pytest_plugins = ("tests.skips", "tests.language_table")   # --strict-skips; the session-wide `table` fixture
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 60.0

@@ -1,6 +1,6 @@
 """The project's language table, loaded once per test session: the `table` fixture for tests, and `load_table` for
 what is decided before any fixture runs (the keys a test is parametrised over). A conftest makes the fixture
-available below it by importing `session_table`."""
+available to every test: tests/conftest.py lists this module in `pytest_plugins`."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ import pytest
 
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
-from sandboxes.languages import LanguageTable
 from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
 from tests.candidates import equation, function_style, python_script, stdio, verdict_name
+from tests.language_table import load_table
 from tests.toolchains import hosted, require_ready
 
 
@@ -51,7 +51,7 @@ def language_results(client: RewardClient, ready: set[str]) -> dict[str, list[re
     return by_language
 
 
-@pytest.mark.parametrize("key", sorted(language.key for language in LanguageTable.load()))
+@pytest.mark.parametrize("key", sorted(language.key for language in load_table()))
 def test_language_pass_and_fail(key: str, languages: dict[str, reward_pb2.Language], language_results) -> None:
     require_ready(key, languages[key].ready, languages[key].reason)
     fn_pass, fn_fail, io_pass, io_fail = language_results[key]

@@ -12,13 +12,13 @@ import functools
 
 import pytest
 
-from sandboxes.languages import LanguageTable
+from tests.language_table import load_table
 
 
 @functools.cache
 def hosted() -> frozenset[str]:
     """The keys of the languages the host setup installs: these must be ready wherever the tests run."""
-    return frozenset(language.key for language in LanguageTable.load() if language.release is None)
+    return frozenset(language.key for language in load_table() if language.release is None)
 
 
 def not_hosted_reason(key: str) -> str:

@@ -69,7 +69,7 @@ class Release:
 @dataclasses.dataclass(frozen=True)
 class PrecompiledHeaders:
     """Headers compiled once ahead, so that a compile whose source starts with one of `prefixes` loads them instead
-    of parsing them again (sandboxes/precompile.py)."""
+    of parsing them again (sandboxes/toolchain_artifacts.py)."""
 
     command: tuple[str, ...]        # compiles {source} (a prefix, in a file named as the program's) into {output}
     prefixes: tuple[str, ...]       # texts a program may start with, each compiled ahead on its own

@@ -24,10 +24,7 @@ from sandboxes.backends.docker.engine import Engine, private_engine
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.languages import LanguageTable
 from sandboxes.pool import SandboxPool
-from tests.language_table import (
-    load_table,
-    session_table,  # noqa: F401 (the `table` fixture of every test here)
-)
+from tests.language_table import load_table
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILT = ("python", "cpp", "java", "javascript", "lua")

@@ -13,7 +13,6 @@ import pytest
 
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
-from tests.language_table import session_table  # noqa: F401 (the `table` fixture of every test here)
 from tests.toolchains import require_ready
 
 SLOTS = 3

@@ -1,4 +1,4 @@
-// The TypeScript compiler, warm, as a V8 startup snapshot (sandboxes/precompile.py builds and uses it):
+// The TypeScript compiler, warm, as a V8 startup snapshot (sandboxes/toolchain_artifacts.py builds and uses it):
 //   node --snapshot-blob BLOB --build-snapshot tsc.js TSC ARG... SOURCE
 // run in a directory holding SOURCE loads the compiler of the command TSC (lib/tsc.js beside what it links to) and
 // compiles SOURCE once with the command's own flags, which parses and binds the declaration files every compile
