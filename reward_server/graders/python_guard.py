@@ -1,8 +1,9 @@
 """The Python guard (docs/guards.md): the program's source file is a trusted loader (sandboxes/guards/python.py),
 and the program, its tests and the end-of-tests marker reach it on stdin, so that the source file holds none of them.
 
-The loader also keeps the tests' builtins and imports as they were before the program ran, and refuses values
-the tests compare unless they are plain data; the reasons are in its docstring.
+The loader also keeps the tests' builtins, imports and the prompt's own definitions as they were before the program
+ran, refuses values the tests compare unless they are plain data, and keeps itself and the running tests out of the
+program's reach; the reasons are in its docstring.
 """
 
 from __future__ import annotations

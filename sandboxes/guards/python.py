@@ -4,12 +4,19 @@ This file is the program's source file in the sandbox, so a program that reads i
 tests nor the end-of-tests marker: both arrive on stdin (python_guard.prepare: a line "marker, prompt length,
 completion length", then prompt, completion and tests), read to the end before the program runs. Everything
 about the tests is prepared before the program runs too: they are parsed, every value they compare or test for
-truth is routed through `Guard.checked`, and builtins, the modules the tests and the prompt import, and the
-standard library's classes are snapshotted. The program then runs as `__main__`; the tests run in a namespace of
-their own (the program's globals, less those that shadow a builtin, over the snapshot); the marker goes to
-stderr only when they return. Standard library only: this runs under the sandbox's /usr/bin/python3. A run forked
-by the process backend's zygote uses the copy of this file the zygote imported (ZYGOTE_MODULE), whose class snapshot
-was taken there once; each run then snapshots only the modules the zygote lacked.
+truth is routed through `checked`, and builtins, the modules the tests and the prompt import, and the standard
+library's classes are snapshotted. The program then runs as `__main__`; the tests run in a namespace of their own:
+the program's globals (less those that shadow a builtin), the snapshot, and the prompt's own statements run again
+from its trusted text (its helpers as it wrote them); the marker goes to stderr only when they return.
+
+Nothing of the loader is within the program's reach: from the program's first line an audit hook (`gate`) refuses
+it every frame (its own lead to the tests' and the loader's), the garbage collector's objects, hooks that run code
+inside other code (trace, profile, monitoring, audit), and the interpreter's C API through ctypes; program and tests
+run off the main thread, where no signal handler runs; and this file defines no class with methods, since classes
+are the one kind of object a program can list (`object.__subclasses__()`) and a method's globals are the loader's.
+Standard library only: this runs under the sandbox's /usr/bin/python3. A run forked by the process backend's zygote
+uses the copy of this file the zygote imported (ZYGOTE_MODULE), whose class snapshot was taken there once; each run
+then snapshots only the modules the zygote lacked.
 """
 
 import ast
@@ -18,28 +25,30 @@ import contextlib
 import os
 import sys
 import types
+from _thread import allocate_lock, start_new_thread
 
 ZYGOTE_MODULE = "_guard_python"  # what the process backend's zygote imports this file as (sandboxes.guards)
 
 
-def zygote_copy():
-    """This file as a zygote imported it, when this run is its fork (the module comes warm, its class snapshot
-    taken there), else None. Then out of the program's reach, as on any other path: out of sys.modules, and the
-    zygote's finder serves it no more (a program that imported it could rewrite the checks this run uses)."""
+def run_zygote_copy() -> bool:
+    """Run this file as a zygote imported it, when this run is its fork (the module comes warm, its class snapshot
+    taken there). The module is then out of the program's reach, as on any other path: out of sys.modules, the
+    zygote's finder serves it no more, and no global of this file holds it (a program that got hold of it could
+    rewrite the checks this run uses)."""
     try:
         module = __import__(ZYGOTE_MODULE)
     except ImportError:
-        return None
+        return False
     del sys.modules[ZYGOTE_MODULE]
     for finder in sys.meta_path:
         forget = getattr(finder, "forget", None)
         if forget is not None:
             forget(ZYGOTE_MODULE)
-    return module
+    module.main(__file__, module.PRISTINE)
+    return True
 
 
-if __name__ == "__main__" and (ZYGOTE_COPY := zygote_copy()) is not None:   # its code is ready: run that
-    ZYGOTE_COPY.main(__file__, ZYGOTE_COPY.PRISTINE)
+if __name__ == "__main__" and run_zygote_copy():   # its code is ready: that ran
     raise SystemExit
 
 # The loader's own code must not see what the program does to builtins (`builtins.type = ...`): functions defined
@@ -47,7 +56,7 @@ if __name__ == "__main__" and (ZYGOTE_COPY := zygote_copy()) is not None:   # it
 __builtins__ = dict(vars(builtins))
 
 FILENAME = "program.py"          # what tracebacks call the program (and its tests, on the lines after it)
-CHECK = "_reward_checked_"       # the tests' name for Guard.checked
+CHECK = "_reward_checked_"       # the tests' name for their checker
 HEAPTYPE = 1 << 9                # Py_TPFLAGS_HEAPTYPE: a class made by Python code rather than by C
 SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None), type(...), type(NotImplemented)})
 LAZY_CLASS_KEYS = frozenset({"__annotations__", "__slotnames__"})   # honest use adds these to a class
@@ -56,14 +65,68 @@ FLAGS = type.__dict__["__flags__"].__get__          # read through `type`: a met
 MRO = type.__dict__["__mro__"].__get__
 CLASS_DICT = type.__dict__["__dict__"].__get__
 INSTANCE_DICT = object.__getattribute__
+NEW_EXCEPTION = BaseException.__new__
 LOADER_FILES = {__file__}        # frames a traceback leaves out: this file, and main.py when this is the zygote's copy
+
+# What the gate refuses, by audit event (docs/guards.md). Hooks would run the program's code inside the tests' frames;
+# the collector's lists, a frame, and the C API through ctypes reach objects nobody handed the program.
+REFUSED = {
+    "sys.settrace": "install a trace function", "sys.setprofile": "install a profile function",
+    "sys.monitoring.register_callback": "register a sys.monitoring callback", "sys.addaudithook": "add an audit hook",
+    "gc.get_objects": "list the garbage collector's objects", "gc.get_referrers": "ask the garbage collector",
+    "gc.get_referents": "ask the garbage collector",
+}
+FRAME_CALLS = frozenset({"sys._getframe", "sys._current_frames", "sys._current_exceptions"})
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})   # read as object.__getattr__
+C_API = ("Py", "_Py")            # the interpreter's own symbols (PyFrame_LocalsToFast, PyEval_GetFrame, ...)
+GATED = frozenset({*REFUSED, *FRAME_CALLS, "object.__getattr__", "object.__setattr__", "object.__delattr__",
+                   "ctypes.dlsym", "ctypes.dlsym/handle"})
+ARMED = False                    # set once the program may run; cleared once it can no longer pass
 
 
 class GuardViolation(BaseException):
-    """The tests met a value that is not plain data. Not an Exception: a test's `except Exception` must not
-    swallow it."""
+    """The tests met a value that is not plain data, or the program reached for what the gate refuses. Not an
+    Exception: a test's `except Exception` must not swallow it. Made with `violation`, never by calling the class,
+    and the gate refuses changes to it (its bases, its name)."""
 
     __module__ = "__main__"      # reported as `GuardViolation` whichever copy of this file raised it
+
+
+def violation(message: str) -> BaseException:
+    """A GuardViolation made without calling anything a program could have set on the class (`__new__`, `__init__`)."""
+    return NEW_EXCEPTION(GuardViolation, message)
+
+
+def gate(event: str, args: tuple) -> None:
+    """The audit hook, armed from the program's first line until it can no longer pass. A frame is refused as an
+    interpreter without frames refuses it (ValueError from sys._getframe, AttributeError from tb_frame), so that the
+    standard library's callers fall back as they do there (namedtuple's module, logging's caller); the rest is a
+    GuardViolation. Raising here stops the operation: nothing is installed, listed or handed out."""
+    if not ARMED or event not in GATED:
+        return
+    if event in FRAME_CALLS:
+        raise ValueError(f"{event}: no frame is handed out under the guard")
+    if event == "object.__getattr__":
+        if args[1] in FRAME_ATTRIBUTES:
+            raise AttributeError(f"{args[1]}: no frame is handed out under the guard")
+    elif event in ("object.__setattr__", "object.__delattr__"):
+        if args[0] is GuardViolation:
+            raise violation("the program may not change GuardViolation")
+    elif event.startswith("ctypes.dlsym"):
+        if isinstance(args[1], str) and args[1].startswith(C_API):
+            raise violation(f"the program may not call the interpreter's C API through ctypes ({args[1]})")
+    else:
+        raise violation(f"the program may not {REFUSED[event]} ({event})")
+
+
+def accepting_none(install):
+    """`install` (sys.settrace, sys.setprofile) for the program: None is accepted (no hook is ever there to remove:
+    doctest restores "none" this way), anything else goes on to `install`, which the gate refuses. Built with globals
+    of its own: the program sees this function, and through it nothing of the loader."""
+    def accepting(function):
+        if function is not None:
+            install(function)
+    return types.FunctionType(accepting.__code__, {"__builtins__": {}}, install.__name__, None, accepting.__closure__)
 
 
 def imported_modules(nodes: list[ast.AST]) -> set[str]:
@@ -90,97 +153,93 @@ def import_quietly(names: set[str]) -> None:
             __import__(name)
 
 
-class Classes:
-    """The heap classes of some modules, each with a copy of its dict and the modules it was found in. Taking it
-    touches every value of every module (copy-on-write faults, in a forked run): a zygote takes it once, in
-    PRISTINE, and each run walks only the modules the zygote had not loaded."""
-
-    def __init__(self, modules) -> None:
-        self.entries = {}           # id(class) -> (class, its dict, ids of the modules it was found in)
-        self.walked = {}            # id(module) -> module (held: no id is reused)
-        self.add(modules)
-
-    def add(self, modules) -> None:
-        for module in modules:
-            if id(module) in self.walked:
-                continue
-            self.walked[id(module)] = module
-            for value in list(getattr(module, "__dict__", {}).values()):
-                if isinstance(value, type) and FLAGS(value) & HEAPTYPE:
-                    entry = self.entries.get(id(value))
-                    if entry is None:
-                        self.entries[id(value)] = (value, dict(CLASS_DICT(value)), {id(module)})
-                    else:
-                        entry[2].add(id(module))
+def add_classes(modules, entries: dict, walked: dict) -> None:
+    """Adds to `entries` the heap classes of those `modules` not in `walked` yet: id(class) -> (class, a copy of its
+    dict, ids of the modules it was found in); `walked` holds each module (no id is reused). This touches every value
+    of every module (copy-on-write faults, in a forked run): a zygote does it once, in PRISTINE, and each run only for
+    the modules the zygote had not loaded."""
+    for module in modules:
+        if id(module) in walked:
+            continue
+        walked[id(module)] = module
+        for value in list(getattr(module, "__dict__", {}).values()):
+            if isinstance(value, type) and FLAGS(value) & HEAPTYPE:
+                entry = entries.get(id(value))
+                if entry is None:
+                    entries[id(value)] = (value, dict(CLASS_DICT(value)), {id(module)})
+                else:
+                    entry[2].add(id(module))
 
 
-class Pristine:
-    """What a zygote snapshots once, before any run, for all its runs: the classes of every module it loaded, and
-    the builtins (as every run starts with them; `__import__` is the tests' own anyway). A run's own copy of the
-    builtins would touch, and so copy, the page of every builtin object."""
-
-    def __init__(self) -> None:
-        self.classes = Classes(list(sys.modules.values()))
-        self.builtins = dict(vars(builtins))
-
-
-class Snapshot:
-    """Builtins, modules and classes as they were before the program ran. `builtins` is the tests' own."""
-
-    def __init__(self, trusted: set[str], zygote: Pristine | None) -> None:
-        self.builtins = dict(vars(builtins)) if zygote is None else zygote.builtins
-        self.loaded = {id(module): module for module in list(sys.modules.values())}
-        self.zygote_classes = zygote_classes = None if zygote is None else zygote.classes
-        self.own = Classes(module for module in self.loaded.values()
-                           if zygote_classes is None or id(module) not in zygote_classes.walked)
-        self.copies = {}
-        for name in sorted(with_parents(trusted)):
-            if name in sys.modules:
-                self.copies[name] = types.ModuleType(name)
-                vars(self.copies[name]).update(vars(sys.modules[name]))
-        self.copy_of = {id(sys.modules[name]): copy for name, copy in self.copies.items()}
-        for copy in self.copies.values():       # a package's submodules are copies too
-            for key, value in list(vars(copy).items()):
-                if isinstance(value, types.ModuleType) and id(value) in self.copy_of:
-                    vars(copy)[key] = self.copy_of[id(value)]
-        self.real_import = builtins.__import__
-
-    def import_(self, name, globals=None, locals=None, fromlist=(), level=0):
-        """`__import__` for the tests: the modules snapshotted, as they were."""
-        if level == 0 and name in self.copies:
-            return self.copies[name] if fromlist else self.copies[name.partition(".")[0]]
-        return self.real_import(name, globals, locals, fromlist, level)
-
-    def pristine(self, value):
-        """A snapshotted module's copy in place of the module; anything else as it is."""
-        return self.copy_of.get(id(value), value) if isinstance(value, types.ModuleType) else value
-
-    def before(self, cls: type) -> dict | None:
-        """The dict `cls` had before the program ran, if it belongs to a module loaded by then."""
-        entry = self.own.entries.get(id(cls))
-        if entry is None and self.zygote_classes is not None:
-            entry = self.zygote_classes.entries.get(id(cls))
-            if entry is not None and not any(module_id in self.loaded for module_id in entry[2]):
-                entry = None
-        return None if entry is None or entry[0] is not cls else entry[1]
-
-    def unchanged(self, cls: type, before: dict) -> bool:
-        now = CLASS_DICT(cls)
-        if any(now.get(key, before) is not value for key, value in before.items()):
-            return False
-        return all(key in before or key in LAZY_CLASS_KEYS or not key.startswith("__") for key in now)
+def zygote_snapshot() -> types.SimpleNamespace:
+    """What a zygote takes once, before any run, for all its runs: the classes of every module it loaded, and the
+    builtins (as every run starts with them; `__import__` is the tests' own anyway). A run's own copy of the builtins
+    would touch, and so copy, the page of every builtin object."""
+    classes, walked = {}, {}
+    add_classes(list(sys.modules.values()), classes, walked)
+    return types.SimpleNamespace(classes=classes, walked=walked, builtins=dict(vars(builtins)))
 
 
-class Guard:
-    """Checks each value the tests compare or test for truth: plain data only (builtin scalars and containers,
-    C-implemented types, standard-library and test classes unchanged since before the program ran)."""
+def take_snapshot(trusted: set[str], zygote: types.SimpleNamespace | None) -> types.SimpleNamespace:
+    """Builtins, modules and classes as they are before the program runs. `builtins` is the tests' own: its
+    `__import__` hands them the snapshotted modules (copies), as they were."""
+    loaded = {id(module): module for module in list(sys.modules.values())}
+    classes, walked = {}, {}
+    add_classes([module for module in loaded.values() if zygote is None or id(module) not in zygote.walked],
+                classes, walked)
+    copies = {}
+    for name in sorted(with_parents(trusted)):
+        if name in sys.modules:
+            copies[name] = types.ModuleType(name)
+            vars(copies[name]).update(vars(sys.modules[name]))
+    copy_of = {id(sys.modules[name]): copy for name, copy in copies.items()}
+    for copy in copies.values():        # a package's submodules are copies too
+        for key, value in list(vars(copy).items()):
+            if isinstance(value, types.ModuleType) and id(value) in copy_of:
+                vars(copy)[key] = copy_of[id(value)]
+    real_import = builtins.__import__
 
-    def __init__(self, snapshot: Snapshot, namespace: dict, own_names: set[str]) -> None:
-        self.snapshot = snapshot
-        self.namespace = namespace
-        self.own_names = own_names
+    def import_(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and name in copies:
+            return copies[name] if fromlist else copies[name.partition(".")[0]]
+        return real_import(name, globals, locals, fromlist, level)
 
-    def checked(self, value):
+    tests_builtins = dict(vars(builtins)) if zygote is None else zygote.builtins
+    tests_builtins["__import__"] = import_
+    return types.SimpleNamespace(builtins=tests_builtins, loaded=loaded, classes=classes, zygote=zygote,
+                                 copy_of=copy_of)
+
+
+def before(snapshot: types.SimpleNamespace, cls: type) -> dict | None:
+    """The dict `cls` had before the program ran, if it belongs to a module loaded by then."""
+    entry = snapshot.classes.get(id(cls))
+    if entry is None and snapshot.zygote is not None:
+        entry = snapshot.zygote.classes.get(id(cls))
+        if entry is not None and not any(module_id in snapshot.loaded for module_id in entry[2]):
+            entry = None
+    return None if entry is None or entry[0] is not cls else entry[1]
+
+
+def unchanged(cls: type, was: dict) -> bool:
+    now = CLASS_DICT(cls)
+    if any(now.get(key, was) is not value for key, value in was.items()):
+        return False
+    return all(key in was or key in LAZY_CLASS_KEYS or not key.startswith("__") for key in now)
+
+
+def checker(snapshot: types.SimpleNamespace, namespace: dict, own_names: set[str]):
+    """The tests' `_reward_checked_`: each value they compare or test for truth, plain data only (builtin scalars and
+    containers, C-implemented types, classes of modules loaded before the program ran and unchanged since, classes
+    the tests made), else GuardViolation."""
+    def trusted(cls: type) -> bool:
+        """A class of a module loaded before the program ran: if unchanged, however the tests name it. Any other:
+        if the tests made it (the program's globals never supply a name the tests bind)."""
+        was = before(snapshot, cls)
+        if was is not None:
+            return unchanged(cls, was)
+        return any(namespace.get(name) is cls for name in own_names)
+
+    def checked(value):
         stack, seen = [value], {}
         while stack:
             item = stack.pop()
@@ -189,21 +248,15 @@ class Guard:
                 continue
             seen[id(item)] = item       # held, so that no id is reused while we walk
             for base in MRO(cls):
-                if FLAGS(base) & HEAPTYPE and not self.trusted(base):
-                    raise GuardViolation(
+                if FLAGS(base) & HEAPTYPE and not trusted(base):
+                    raise violation(
                         f"the tests met a {cls.__module__}.{cls.__qualname__} object: they take builtin data and "
                         "classes of modules loaded before the program ran, not classes the program defined, "
                         "changed or loaded")
             stack.extend(contents(item, cls))
         return value
 
-    def trusted(self, cls: type) -> bool:
-        """A class of a module loaded before the program ran: if unchanged, however the tests name it. Any other:
-        if the tests made it (the program's globals never supply a name the tests bind)."""
-        before = self.snapshot.before(cls)
-        if before is not None:
-            return self.snapshot.unchanged(cls, before)
-        return any(self.namespace.get(name) is cls for name in self.own_names)
+    return checked
 
 
 def contents(item, cls: type) -> list:
@@ -230,7 +283,7 @@ TESTED_LISTS = {ast.BoolOp: "values", ast.comprehension: "ifs"}
 
 
 def route_through_check(tree: ast.AST) -> ast.AST:
-    """Every compared operand and every truth-tested expression of the tests becomes `_reward_checked_(...)`, in
+    """Every compared operand and every truth-tested expression of `tree` becomes `_reward_checked_(...)`, in
     place. (ast.walk lists a node's children before handing it over, so a wrapped child is still walked.)"""
     for node in ast.walk(tree):
         kind = type(node)
@@ -279,31 +332,31 @@ def top_level_names(nodes: list[ast.stmt]) -> set[str]:
     return names
 
 
-def prompt_imports(nodes: list[ast.stmt], snapshot: Snapshot) -> dict:
-    """What the prompt's own module-level imports bind, as snapshotted (the completion may rebind the names)."""
-    bound = {}
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                name = alias.name if alias.asname else alias.name.partition(".")[0]
-                if name in snapshot.copies:
-                    bound[alias.asname or name] = snapshot.copies[name]
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module in snapshot.copies:
-            module = snapshot.copies[node.module]
-            bound.update({alias.asname or alias.name: getattr(module, alias.name)
-                          for alias in node.names if alias.name != "*" and hasattr(module, alias.name)})
-    return bound
+def prompt_statements(program_tree: ast.Module, prompt: str) -> list[ast.stmt]:
+    """The program's top-level statements that start in the prompt."""
+    return [node for node in program_tree.body if node.lineno <= prompt.count("\n")]
 
 
-class ProgramSource:
-    """The program module's `__loader__`: linecache (tracebacks, inspect) asks it for the program's lines when it
-    needs them. The tests' lines reach linecache only once they have failed (`remember_source`)."""
+def prompt_helpers(program_tree: ast.Module, prompt: str) -> list[ast.stmt]:
+    """The prompt's own statements: those it starts and completes (ending on a line it ends), so that no completion
+    text is in them, but for its last, the entry point that the completion goes on to write (or writes again, from
+    its signature). Its classes stay the program's: a class is an object a program can list, and through its methods
+    it would reach the tests' namespace."""
+    lines = prompt.count("\n")
+    return [node for node in prompt_statements(program_tree, prompt)[:-1]
+            if node.end_lineno <= lines and type(node) is not ast.ClassDef]
 
-    def __init__(self, text: str) -> None:
-        self.text = text
 
-    def get_source(self, name: str) -> str:
-        return self.text
+def tests_namespace(program_globals: dict, snapshot: types.SimpleNamespace, prompt_bound: set[str],
+                    own_names: set[str]) -> dict:
+    """The program's globals as the tests see them: less any that shadow a builtin (unless the prompt binds it) or
+    that the tests bind themselves, modules snapshotted as they were; then the builtins snapshotted, and the checker."""
+    namespace = {name: snapshot.copy_of.get(id(value), value) for name, value in program_globals.items()
+                 if type(name) is str and not (name.startswith("__") and name.endswith("__"))
+                 and name not in own_names and (name not in snapshot.builtins or name in prompt_bound)}
+    namespace.update(__name__="__main__", __builtins__=snapshot.builtins)
+    namespace[CHECK] = checker(snapshot, namespace, own_names)
+    return namespace
 
 
 def remember_source(text: str) -> None:
@@ -313,9 +366,9 @@ def remember_source(text: str) -> None:
 
 
 def print_traceback(kind: type[BaseException], error: BaseException, tb: types.TracebackType | None) -> None:
-    """sys.excepthook until the program sets its own: Python's report, with the program's and the tests' lines
-    (from linecache, which the built-in hook does not read) and without the loader's frames. Imported here: most
-    runs never need it."""
+    """sys.excepthook once the program has failed, unless it set its own: Python's report, with the program's and the
+    tests' lines (from linecache, which the built-in hook does not read) and without the loader's frames. Imported
+    here: most runs never need it."""
     import traceback
 
     report = traceback.TracebackException(kind, error, tb)
@@ -331,47 +384,74 @@ def read_request(text: str) -> tuple[str, str, str, str]:
     return marker, body[:int(prompt_length)], body[:program_length], body[program_length:]
 
 
-def main(main_file: str, zygote: Pristine | None) -> None:
-    """Run the program, then its tests; `main_file` is the run's main.py, `zygote` the zygote's snapshot."""
+def main(main_file: str, zygote: types.SimpleNamespace | None) -> None:
+    """Run the program and its tests on a thread of their own, and wait; `main_file` is the run's main.py, `zygote`
+    the zygote's snapshot. Python runs signal handlers on the main thread only, and only the main thread may install
+    one: so no handler of the program's ever runs, nor sees a frame of the loader's (a frame the gate cannot refuse:
+    a handler's argument)."""
     LOADER_FILES.add(main_file)
-    sys.excepthook = print_traceback
+    done, outcome = allocate_lock(), []
+    done.acquire()
+    start_new_thread(run_to_the_end, (main_file, zygote, outcome, done))
+    done.acquire()
+    if outcome:
+        raise outcome[0]
+
+
+def run_to_the_end(main_file: str, zygote: types.SimpleNamespace | None, outcome: list, done) -> None:
+    """`run`, its exception (SystemExit included) into `outcome` for the main thread to raise; then `done`."""
+    try:
+        run(main_file, zygote)
+    except BaseException as error:
+        outcome.append(error)
+    finally:
+        done.release()
+
+
+def run(main_file: str, zygote: types.SimpleNamespace | None) -> None:
+    """Run the program, then the prompt's functions from its own text and the tests; the marker if they return."""
+    global ARMED
     marker, prompt, program, tests_source = read_request(sys.stdin.buffer.read().decode())
+    proof = marker.encode() + b"\n"
+    del marker                  # the proof is its one copy, forgotten once the program can no longer pass
     program_tree = ast.parse(program, FILENAME)
     program_code = compile(program_tree, FILENAME, "exec", dont_inherit=True)
+    helpers = prompt_helpers(program_tree, prompt)
+    prompt_code = compile(route_through_check(ast.Module(helpers, [])), FILENAME, "exec", dont_inherit=True)
     tests_tree = route_through_check(parse_tests(tests_source, program.count("\n") + 2))
     tests_code = compile(tests_tree, FILENAME, "exec", dont_inherit=True)
 
-    prompt_nodes = [node for node in program_tree.body if node.lineno <= prompt.count("\n")]
-    trusted = imported_modules(tests_tree.body) | imported_modules(
-        [node for node in prompt_nodes if isinstance(node, (ast.Import, ast.ImportFrom))])
+    trusted = imported_modules(tests_tree.body) | imported_modules(helpers)
     import_quietly(trusted)
-    snapshot = Snapshot(trusted, zygote)
-    prompt_bound = top_level_names(prompt_nodes)
+    snapshot = take_snapshot(trusted, zygote)
+    prompt_bound = top_level_names(prompt_statements(program_tree, prompt))
     own_names = top_level_names(tests_tree.body)
 
     module = types.ModuleType("__main__")
     module.__file__ = main_file
     module.__builtins__ = builtins
-    module.__loader__ = ProgramSource(program)
+    module.__loader__ = types.SimpleNamespace(get_source={"__main__": program}.get)   # for linecache and inspect
     sys.modules["__main__"] = module
-    exec(program_code, vars(module))
-
-    namespace = {name: snapshot.pristine(value) for name, value in vars(module).items()
-                 if not (name.startswith("__") and name.endswith("__")) and name not in own_names
-                 and (name not in snapshot.builtins or name in prompt_bound)}
-    namespace.update(prompt_imports(prompt_nodes, snapshot))
-    snapshot.builtins["__import__"] = snapshot.import_
-    namespace.update(__name__="__main__", __builtins__=snapshot.builtins)
-    namespace[CHECK] = Guard(snapshot, namespace, own_names).checked
+    sys.settrace, sys.setprofile = accepting_none(sys.settrace), accepting_none(sys.setprofile)
+    excepthook = sys.excepthook
+    sys.addaudithook(gate)
+    ARMED = True
     try:
+        exec(program_code, vars(module))
+        namespace = tests_namespace(vars(module), snapshot, prompt_bound, own_names)
+        exec(prompt_code, namespace)
         exec(tests_code, namespace)
     except BaseException:
+        proof = None                # so that nothing the program reaches once the gate is down could pass
+        ARMED = False
         remember_source(program + "\n" + tests_source)
+        if sys.excepthook is excepthook:
+            sys.excepthook = print_traceback
         raise
-    WRITE(2, marker.encode() + b"\n")
+    WRITE(2, proof)
 
 
 if __name__ == "__main__":
     main(__file__, None)
 elif __name__ == ZYGOTE_MODULE:    # in a zygote, before any run: every module a run may import is loaded by now
-    PRISTINE = Pristine()
+    PRISTINE = zygote_snapshot()
