@@ -260,7 +260,9 @@ def checker(snapshot: types.SimpleNamespace, namespace: dict, own_names: set[str
 
 
 def contents(item, cls: type) -> list:
-    """What a value holds that a comparison of it may consult, read through the builtin types' own methods."""
+    """What a value holds that a comparison of it may consult, read through the builtin types' own methods. Nothing
+    here is the program's to change (a module's attribute such as contextlib.suppress would be: code of the program's
+    running mid-check could swap a value already checked)."""
     if issubclass(cls, dict):
         found = [*dict.keys(item), *dict.values(item)]
     elif issubclass(cls, (list, tuple, set, frozenset)):
@@ -268,13 +270,17 @@ def contents(item, cls: type) -> list:
     else:
         found = []
     if FLAGS(cls) & HEAPTYPE:
-        with contextlib.suppress(AttributeError):
+        try:        # noqa: SIM105 (not contextlib.suppress: see above)
             found += list(INSTANCE_DICT(item, "__dict__").values())
+        except AttributeError:
+            pass
         for base in MRO(cls):
             slots = CLASS_DICT(base).get("__slots__", ())
             for slot in (slots,) if isinstance(slots, str) else slots:
-                with contextlib.suppress(AttributeError, KeyError):
+                try:        # noqa: SIM105
                     found.append(CLASS_DICT(base)[slot].__get__(item))
+                except (AttributeError, KeyError):
+                    pass
     return found
 
 

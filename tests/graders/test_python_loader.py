@@ -159,6 +159,18 @@ def test_the_gate_refuses_what_reaches_past_the_program(completion: str, refused
     assert (code, finished) == (1, False) and refused in stderr, stderr
 
 
+def test_no_code_of_the_program_runs_mid_check() -> None:
+    """The checks call nothing a program can change: a patched contextlib.suppress, were the checks to use it, would
+    swap a value already checked (here the list's 0.0, for an always-equal object) before the comparison."""
+    completion = ("    import collections, contextlib\n    class AlwaysEqual:\n        def __eq__(self, other):\n"
+                  "            return True\n    found = [collections.Counter(a=1), 0.0]\n    class Swap:\n"
+                  "        def __enter__(self):\n            found[1] = AlwaysEqual()\n"
+                  "        def __exit__(self, *exc):\n            return True\n"
+                  "    contextlib.suppress = lambda *args: Swap()\n    return found\n")
+    code, stderr, finished = run("def half(x):\n", completion, "assert half(3.0) == [{'a': 1}, 1.5]\n")
+    assert (code, finished) == (1, False) and "AssertionError" in stderr, stderr
+
+
 def test_what_the_program_is_handed_gives_nothing_away() -> None:
     """sys.settrace accepts None (doctest restores "no hook" so) and has neither the loader's globals nor builtins."""
     completion = ("    import sys\n    sys.settrace(None)\n    sys.setprofile(None)\n"
