@@ -16,20 +16,20 @@ _PATHLIKE = re.compile(r"[\w.<>/-]+")
 
 
 def project_paths() -> list[str]:
-    """Every file and folder of the project, relative to the root, folders with a trailing slash."""
-    paths = []
+    """Every file of the project and every folder holding one, relative to the root, folders with a trailing slash
+    (a folder left with nothing but caches, as a move leaves it in a working tree, does not count)."""
+    files = []
     stack = [ROOT]
     while stack:
         for child in stack.pop().iterdir():
             if child.name in SKIPPED_DIRS or child.name.endswith(".egg-info"):
                 continue
-            relative = child.relative_to(ROOT).as_posix()
             if child.is_dir():
-                paths.append(relative + "/")
                 stack.append(child)
             else:
-                paths.append(relative)
-    return paths
+                files.append(child.relative_to(ROOT))
+    folders = {f"{parent.as_posix()}/" for path in files for parent in path.parents if parent != pathlib.Path(".")}
+    return [path.as_posix() for path in files] + sorted(folders)
 
 
 def named_paths(text: str) -> set[str]:
