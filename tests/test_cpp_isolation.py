@@ -108,6 +108,7 @@ class Honest:
 
 
 HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
+UNLESS_TESTS_VISIBLE = '#if __has_include("tests.cpp")\n#error the tests\' source is in reach\n#endif\n'
 HONEST = [
     Honest("add", ADD_PROMPT, "    return x + y;", "    return x - y;", ADD_TESTS),
     Honest("vector", DOUBLE_PROMPT, "    for (long& v : l) v *= 2;\n    return l;", "    return l;", DOUBLE_TESTS),
@@ -132,6 +133,9 @@ HONEST = [
     Honest("float", HEADERS + "float half(float x) {\n", "    return x / 2;", "    return x;",
            "}\nint main() {\n    auto candidate = half;\n"
            "    assert(std::fabs(candidate((3.0f)) - (1.5f)) < 1e-6);\n}\n"),
+    # the tests' source is gone before the program compiles: it cannot include it
+    Honest("compiles without the tests' source", ADD_PROMPT, UNLESS_TESTS_VISIBLE + "    return x + y;",
+           UNLESS_TESTS_VISIBLE + "    return x - y;", ADD_TESTS),
     # helpers of its own after the function, and output from both units
     Honest("helpers", ADD_PROMPT, "    long twice(long);\n    std::cout << \"adding\" << std::endl;\n"
            "    return twice(x + y) / 2; }\nlong twice(long v) { return 2 * v; }\nlong unused(long v) {\n    return v;",

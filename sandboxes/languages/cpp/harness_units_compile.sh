@@ -5,17 +5,15 @@
 # program cannot include it. The program's object then keeps global only what the tests' unit declared protected (the
 # prompt's function: harness_units_declaration.cpp), so that no other symbol of the program (a C library function, an
 # explicit specialisation of a template the tests instantiate) can stand in for one the tests use; its section groups
-# (COMDAT) are dissolved first, so that its inline and template copies stay its own. It keeps main too: a program
+# (COMDAT) are dissolved as well, so that its inline and template copies stay its own. It keeps main too: a program
 # that defines its own fails to link, as it fails to compile in one file. Once linked, the sources and objects are
 # gone: the run sees the binary alone.
 set -e
 g++ "$@" -O2 -std=c++17 -c -o tests.o tests.cpp
 rm tests.cpp
 g++ "$@" -O2 -std=c++17 -c -o program.o "$0"
-rm "$0"
 echo main > exported
 readelf -sW tests.o | sed -n 's/^.* PROTECTED *UND \([^ ]*\)$/\1/p' >> exported
-ld -r --force-group-allocation -o program.r.o program.o
-objcopy --keep-global-symbols=exported program.r.o
-g++ -o main tests.o program.r.o
-rm tests.o program.o program.r.o exported
+objcopy --remove-section=.group --keep-global-symbols=exported program.o
+g++ -o main tests.o program.o
+rm "$0" tests.o program.o exported
