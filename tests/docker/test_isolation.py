@@ -1,4 +1,5 @@
-"""What a program inside a sandbox container cannot do: reach a network, write outside its workdir, be root."""
+"""What a program inside a sandbox container cannot do: reach a network, write outside its workdir, be root, read the
+runner that holds its workspace's files."""
 
 from __future__ import annotations
 
@@ -41,6 +42,18 @@ WRITE_EXPECTED = "".join(f"denied {p}\n" for p in (
     "/etc/evil", "/opt/sandbox/evil", "/usr/bin/evil", "/evil", "/root/evil", "/var/tmp/evil", "/dev/shm/evil",
     "/sys/fs/cgroup/evil")) + "65534 0000000000000000 1\n"
 
+# the runner (the program's parent, its user's) holds each request: the workspace's files, the tests among them
+PROBE_RUNNER = """
+import os
+for name in ('mem', 'fd/0', 'environ'):
+    try:
+        open(f'/proc/{os.getppid()}/{name}', 'rb').close()
+        print('opened', name)
+    except OSError:
+        print('denied', name)
+print(open('/proc/self/oom_score_adj').read().strip())
+"""
+
 LEFTOVER = """
 import os
 print(sorted(os.listdir('/sandbox')), sorted(os.listdir('/tmp')))
@@ -63,6 +76,15 @@ async def test_no_network(start_backend, table, engine) -> None:
 async def test_no_writes_outside_the_workdir_and_no_privileges(start_backend, table) -> None:
     backend = await start_backend(warm=1, warm_languages=["python"])
     result = await grade(grader_for(backend, table), CodeJob("python", PROBE_WRITES, io_tests=(("", WRITE_EXPECTED),)))
+    assert result.verdict is Verdict.PASS, result.detail
+
+
+@pytest.mark.asyncio
+async def test_the_runner_is_out_of_the_program_s_reach(start_backend, table) -> None:
+    """Measured before: a C++ program that read the runner's memory found the tests' expected values and passed."""
+    backend = await start_backend(warm=1, warm_languages=["python"])
+    expected = "denied mem\ndenied fd/0\ndenied environ\n1000\n"     # and the OOM killer still takes it first
+    result = await grade(grader_for(backend, table), CodeJob("python", PROBE_RUNNER, io_tests=(("", expected),)))
     assert result.verdict is Verdict.PASS, result.detail
 
 

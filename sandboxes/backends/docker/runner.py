@@ -21,6 +21,11 @@ instead of a `docker run`. Two request shapes:
   (languages, policy, toolchain_artifacts, runtime) baked next to it: a compile gets the image's toolchain
   artifacts as the docker backend's does.
 
+The runner holds every request (the workspace's files, the tests among them, and a run's stdin) and runs as the
+programs' own user, so it is not dumpable: a program cannot read its memory, its pipes or its environment
+(/proc/<runner>/mem, fd/, environ), which it could otherwise read as its user's. A step's process is dumpable again
+from its fork to its exec (its oom_score_adj is its own to write), which replaces the runner's memory.
+
 Standard library only (plus those modules, themselves stdlib-only): it runs under the image's /usr/bin/python3.
 """
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -52,6 +58,8 @@ MEMORY_EVENTS = "/sys/fs/cgroup/memory.events"              # cgroup v2: its oom
 CPUACCT_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"  # cgroup v1: nanoseconds
 CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage_usec line
 POLL_S = 0.05
+PR_SET_DUMPABLE = 4
+LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def oom_kills() -> int:
@@ -160,9 +168,15 @@ def reset(files: dict[str, str]) -> dict:
     return {"ok": True}
 
 
+def set_dumpable(dumpable: bool) -> None:
+    if LIBC.prctl(PR_SET_DUMPABLE, int(dumpable), 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
 def child_limits(job: dict) -> None:
     """Runs in the child before exec: the program, not the runner, is what the OOM killer takes first.
     The CPU limit's hard value is one second above the soft one, so SIGXCPU (not SIGKILL) marks it."""
+    set_dumpable(True)
     if job.get("address_space_bytes"):
         resource.setrlimit(resource.RLIMIT_AS, (int(job["address_space_bytes"]),) * 2)
     if job.get("cpu_rlimit_s"):
@@ -325,6 +339,7 @@ def answer(line: bytes) -> dict:
 
 
 def main() -> None:
+    set_dumpable(False)
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if line.strip():
