@@ -6,9 +6,12 @@ its assert guards, another language's end-of-tests harness) and as the plain Mul
 before the guards. Rounds alternate; the best rate of each side counts.
 
 1. python: HumanEval's 164 canonical solutions with their check() tests.
-2. javascript, cpp: the samples' add(a, b), N distinct copies (a harness that adds an epilogue / rewrites main).
+2. javascript, cpp: the samples' add(a, b), N distinct copies (a harness that adds an epilogue; the tests in a unit of
+   their own, which the harness's compile builds with the program's).
+3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, in each unit),
+   N distinct copies.
 
-Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2]
+Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2] [--workloads python javascript cpp cpp-multipl-e]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import pathlib
 import sys
 import time
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -47,6 +51,15 @@ def sample_copies(key: str, copies: int) -> list[Program]:
     return [(comment.format(i) + sample.prompt, sample.completion, sample.tests, ()) for i in range(copies)]
 
 
+def multipl_e_cpp_copies(copies: int) -> list[Program]:
+    """MultiPL-E's HumanEval_53 in C++, distinct by a numbered comment after the includes (the precompiled prefix)."""
+    prompt = ("#include<assert.h>\n#include<bits/stdc++.h>\n// copy {}\n// Add two numbers x and y\n"
+              "long add(long x, long y) {{\n")
+    tests = ("}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n"
+             "    assert(candidate((2), (3)) == (5));\n    assert(candidate((7), (5)) == (12));\n}\n")
+    return [(prompt.format(i), "    return x + y;", tests, ("\n}",)) for i in range(copies)]
+
+
 def candidates(language: str, programs: list[Program], guarded: bool) -> list[reward_pb2.Candidate]:
     if guarded:
         return [reward_pb2.Candidate(id=str(i), code=reward_pb2.CodeTask(
@@ -68,7 +81,7 @@ async def rate(client: AsyncRewardClient, batch: list[reward_pb2.Candidate]) -> 
     return len(batch) / elapsed
 
 
-async def compare(client: AsyncRewardClient, language: str, programs: list[Program], rounds: int) -> None:
+async def compare(client: AsyncRewardClient, name: str, language: str, programs: list[Program], rounds: int) -> None:
     guarded, plain = candidates(language, programs, True), candidates(language, programs, False)
     await rate(client, guarded[:8])       # warm-up: toolchain fingerprint, page cache
     await rate(client, plain[:8])
@@ -77,10 +90,19 @@ async def compare(client: AsyncRewardClient, language: str, programs: list[Progr
         plain_rates.append(await rate(client, plain))
         guarded_rates.append(await rate(client, guarded))
     best_plain, best_guarded = max(plain_rates), max(guarded_rates)
-    print(f"{language}: {len(programs)} programs x {rounds} rounds")
+    print(f"{name}: {len(programs)} programs x {rounds} rounds")
     print(f"  plain program   : {best_plain:8.1f} programs/s")
     print(f"  guarded         : {best_guarded:8.1f} programs/s")
     print(f"  time per run, guarded/plain : {best_plain / best_guarded:6.3f}")
+
+
+# workload -> copies -> (language, programs)
+WORKLOADS: dict[str, Callable[[int], tuple[str, list[Program]]]] = {
+    "python": lambda _: ("python", humaneval()),
+    "javascript": lambda copies: ("javascript", sample_copies("javascript", copies)),
+    "cpp": lambda copies: ("cpp", sample_copies("cpp", copies)),
+    "cpp-multipl-e": lambda copies: ("cpp", multipl_e_cpp_copies(copies)),
+}
 
 
 async def main() -> None:
@@ -88,12 +110,13 @@ async def main() -> None:
     parser.add_argument("--copies", type=int, default=60)
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best of each side counts")
+    parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
     args = parser.parse_args()
     async with Server("server", args.workers) as server:
         print(f"concurrency {args.workers}")
-        await compare(server.client, "python", humaneval(), args.rounds)
-        for language in ("javascript", "cpp"):
-            await compare(server.client, language, sample_copies(language, args.copies), args.rounds)
+        for name in args.workloads:
+            language, programs = WORKLOADS[name](args.copies)
+            await compare(server.client, name, language, programs, args.rounds)
 
 
 if __name__ == "__main__":

@@ -14,9 +14,12 @@ import dataclasses
 import pytest
 
 from reward_server.client import RewardClient
-from reward_server.graders.function_style import assemble_program
+from reward_server.graders.function_style import assemble_program, function_program
 from reward_server.pb import reward_pb2
+from sandboxes.policy import compile_step
+from sandboxes.toolchain_artifacts import MOUNT, using
 from tests.candidates import function_style, stdio, verdict_name
+from tests.language_table import load_table
 from tests.toolchains import require_ready
 
 SCORE_TIMEOUT_S = 1800
@@ -194,3 +197,13 @@ def test_compile_errors_point_at_the_program(results) -> None:
     assert verdict_name(result) == "COMPILE_ERROR", result
     assert "main.cpp:9:" in result.detail and "expected primary-expression" in result.detail, result.detail
     assert "tests" not in result.detail, result.detail
+
+
+def test_both_units_compile_with_the_precompiled_header_of_the_prompt() -> None:
+    """The compile script gets the fitting prefix's directory as its argument and passes it to each compile."""
+    cpp = load_table().resolve("cpp")
+    program = function_program(cpp, ADD_PROMPT, "    return x + y;", STOPS, ADD_TESTS)
+    units = dataclasses.replace(cpp, compile=program.compile)
+    argv = using(units, program.source, compile_step(units, program.source)).argv
+    assert argv == (*program.compile[:3], "main.cpp", f"-I{MOUNT}/2")
+    assert argv[2].count('g++ "$@" ') == 2 and program.files["tests.cpp"].startswith(HEADERS)
