@@ -1,7 +1,7 @@
 """The same grading jobs through the docker backend and the process backend give the same verdicts: every imaged
 language's self-check samples (their folders' samples.toml) pass and fail as expected on both, and so does a real
 MultiPL-E problem in each imaged language (tests/judge_cases.py: the judge's test libraries and imports are in every
-image), and a few jobs more."""
+image), the C++ hacks that its tests' own unit stops (tests/test_cpp_isolation.py), and a few jobs more."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_sa
 from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
 from tests.judge_cases import multipl_e_cases
 from tests.language_table import load_table
+from tests.test_cpp_isolation import HACKS as CPP_HACKS
+from tests.test_cpp_isolation import STOPS as CPP_STOPS
 
 EXTRA_JOBS = {
     "python/raises": CodeJob("python", "raise SystemExit(3)\n", io_tests=(("", ""),)),
@@ -33,6 +35,9 @@ EXTRA_JOBS = {
                                  io_tests=(("", ""),)),
     "lua/error": CodeJob("lua", "error('boom')\n", io_tests=(("", ""),)),
 }
+
+# C++ hacks that its tests' own unit stops, one of each kind: a macro, a file the run reads, a symbol the link takes
+CPP_HACKS_ON_BOTH = ("assert redefined", "reads every file it can see", "its own memcmp")
 
 # A completion of the new languages' add(a, b) that ends the process with status 0 while the tests run: their
 # harnesses (sandboxes/languages/<key>/) answer EXITED_EARLY on both backends.
@@ -62,6 +67,10 @@ def sample_jobs() -> dict[str, tuple[CodeJob, Verdict]]:
     for key, completion in EXIT_HACKS.items():
         fn = load_samples()[key].function
         jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.EXITED_EARLY)
+    for hack in CPP_HACKS:
+        if hack.name in CPP_HACKS_ON_BOTH:
+            jobs[f"cpp/{hack.name}"] = (CodeJob("cpp", hack.completion, prompt=hack.prompt, stop_tokens=CPP_STOPS,
+                                                tests=hack.tests), Verdict[hack.verdict])
     for case in multipl_e_cases():
         key = load_table().resolve(case.language).key
         if key in IMAGED:
