@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.server import Server  # noqa: E402
 from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
-from reward_server.graders import python_guard  # noqa: E402
+from reward_server.graders import guarded  # noqa: E402
 from reward_server.graders.function_style import assemble_program, cut_at_stop_tokens  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
 from sandboxes.backends.process.backend import ProcessBackend  # noqa: E402
@@ -71,7 +71,8 @@ def humaneval(loader: pathlib.Path) -> list[Case]:
         for name, completion, passes in (("canonical", row["canonical_solution"], True), ("broken", BROKEN, False)):
             candidate = reward_pb2.Candidate(id=f"{row['task_id']}/{name}", code=reward_pb2.CodeTask(
                 language="python", prompt=row["prompt"], completion=completion, tests=tests, stop_tokens=STOP_TOKENS))
-            _, stdin = python_guard.prepare(row["prompt"], cut_at_stop_tokens(completion, STOP_TOKENS), tests, MARKER)
+            cut = cut_at_stop_tokens(completion, STOP_TOKENS)
+            _, stdin = guarded.prepare("python", row["prompt"], cut, tests, MARKER)
             plain = assemble_program(row["prompt"], completion, STOP_TOKENS, tests)
             cases.append((candidate, {"bare python3, plain program": [(["-c", plain], "", passes)],
                                       "bare python3, guarded program": [([str(loader)], stdin, passes)]}))
@@ -263,7 +264,7 @@ async def main() -> None:
             await server.connect()
         with tempfile.TemporaryDirectory() as bare_dir:
             loader = pathlib.Path(bare_dir, "main.py")
-            loader.write_text(python_guard.LOADER)
+            loader.write_text(guarded.loader("python"))
             await python_section("HumanEval (guarded)", humaneval(loader), servers, args.workers, args.rounds)
         await python_section(f"stdin problem x {TESTS_PER_PROBLEM} tests", stdin_problems(args.programs), servers,
                              args.workers, args.rounds)

@@ -8,17 +8,12 @@ guarded. Honest programs keep their verdicts.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from reward_server.client import RewardClient
-from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
-from tests.candidates import function_style, stdio, verdict_name
-from tests.toolchains import require_ready
+from tests.candidates import function_style, verdict_name
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
 
-SCORE_TIMEOUT_S = 900
 STOPS = ("\nfunction ", "\n/*", "\n//", "\nconsole.log")
 # MultiPL-E's HumanEval_53_add in JavaScript (tests/data/multipl_e_humaneval.jsonl)
 ADD_PROMPT = "//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\nfunction add(x, y){\n"
@@ -34,75 +29,50 @@ ANSWER = ("    const call = `candidate(${x}, ${y}),`;\n    const at = text.index
 CALL_SITES = "    Error.prepareStackTrace = (error, sites) => sites;\n    const sites = new Error().stack;\n"
 
 
-@dataclasses.dataclass(frozen=True)
-class Hack:
-    name: str
-    completion: str
-    verdict: str                 # guarded
-
-    def candidate(self) -> reward_pb2.Candidate:
-        return function_style(f"hack/{self.name}", "javascript", ADD_PROMPT, self.completion, ADD_TESTS,
-                              stop_tokens=STOPS)
-
-    def plain(self) -> reward_pb2.Candidate:
-        """The plain MultiPL-E program, graded as a stdin/stdout program with empty stdin: exit 0 passes."""
-        program = assemble_program(ADD_PROMPT, self.completion, STOPS, ADD_TESTS)
-        return stdio(f"plain/{self.name}", "javascript", program, [("", "")])
+ADD = Problem("javascript", ADD_PROMPT, ADD_TESTS, STOPS)
 
 
 HACKS = [
     # the families measured to pass before
-    Hack("assert's deepEqual replaced", WRONG + "require('node:assert').deepEqual = () => {};\n", "RUNTIME_ERROR"),
-    Hack("require rebound", WRONG + "require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR"),
+    Hack("assert's deepEqual replaced", WRONG + "require('node:assert').deepEqual = () => {};\n", "RUNTIME_ERROR", ADD),
+    Hack("require rebound", WRONG + "require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
     Hack("Module.prototype.require patched",
-         WRONG + "require('module').prototype.require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR"),
+         WRONG + "require('module').prototype.require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
     Hack("reads process.argv[1]", "    const text = require('fs').readFileSync(process.argv[1], 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
     Hack("reads __filename", "    const text = require('fs').readFileSync(__filename, 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
     # variants the guard was not built against
     Hack("a getter for deepEqual",
-         WRONG + "Object.defineProperty(require('assert'), 'deepEqual', { get: () => () => {} });\n", "RUNTIME_ERROR"),
+         WRONG + "Object.defineProperty(require('assert'), 'deepEqual', { get: () => () => {} });\n",
+         "RUNTIME_ERROR", ADD),
     Hack("Module._load patched", WRONG + "module.constructor._load = () => ({ deepEqual() {} });\n",
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
     Hack("reads every file of its directory",
          "    const fs = require('fs');\n    let text = '';\n"
          "    for (const name of fs.readdirSync('.')) text += fs.readFileSync(name, 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR"),
-    Hack("reads the tests through its caller", "    const text = String(add.caller);\n" + ANSWER, "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
+    Hack("reads the tests through its caller", "    const text = String(add.caller);\n" + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("reads the tests through a call site",
          CALL_SITES + "    const text = String(sites[1].getFunction());\n    Error.prepareStackTrace = undefined;\n"
-         + ANSWER, "RUNTIME_ERROR"),
+         + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("Function.prototype.toString of the tests' function",
-         "    const text = Function.prototype.toString.call(add.caller || (() => {}));\n" + ANSWER, "RUNTIME_ERROR"),
-    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "EXITED_EARLY"),
+         "    const text = Function.prototype.toString.call(add.caller || (() => {}));\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "EXITED_EARLY", ADD),
     Hack("exits 0 from the failure's stack trace", WRONG + "Error.prepareStackTrace = () => process.exit(0);\n",
-         "EXITED_EARLY"),
+         "EXITED_EARLY", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
     Hack("a global test", WRONG + "Object.defineProperty(globalThis, 'test', { value: () => {} });\n",
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
     Hack("a getter on module.exports",
-         WRONG + "Object.defineProperty(module, 'exports', { get() { process.exit(0); } });\n", "RUNTIME_ERROR"),
-    Hack("process.exit replaced", WRONG + "process.exit = () => {};\n", "RUNTIME_ERROR"),
+         WRONG + "Object.defineProperty(module, 'exports', { get() { process.exit(0); } });\n", "RUNTIME_ERROR", ADD),
+    Hack("process.exit replaced", WRONG + "process.exit = () => {};\n", "RUNTIME_ERROR", ADD),
     Hack("Function.prototype.toString replaced", WRONG + "Function.prototype.toString = () => '';\n",
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
 ]
-
-
-@dataclasses.dataclass(frozen=True)
-class Honest:
-    name: str
-    right: str
-    wrong: str
-    prompt: str = ADD_PROMPT
-    tests: str = ADD_TESTS
-
-    def candidates(self) -> list[reward_pb2.Candidate]:
-        return [function_style(f"{kind}/{self.name}", "javascript", self.prompt, completion, self.tests,
-                               stop_tokens=STOPS) for kind, completion in (("right", self.right),
-                                                                          ("wrong", self.wrong))]
 
 
 SORT_PROMPT = "//Sort l and drop its duplicates.\nfunction unique(l){\n"
@@ -110,55 +80,40 @@ SORT_TESTS = ("const assert = require('node:assert');\n\n\nfunction test() {\n  
               "  assert.deepEqual(candidate([5, 3, 5, 2, 3, 3, 9, 0, 123]),[0, 2, 3, 5, 9, 123]);\n"
               "  assert.deepEqual(candidate([]),[]);\n}\n\ntest();")
 HONEST = [
-    Honest("add", "    return x + y;\n}\n", WRONG),
+    Honest("add", "    return x + y;\n}\n", WRONG, ADD),
     Honest("arrays", "    return [...new Set(l)].sort((a, b) => a - b);\n}\n", "    return l;\n}\n",
-           SORT_PROMPT, SORT_TESTS),
+           Problem("javascript", SORT_PROMPT, SORT_TESTS, STOPS)),
     # helpers and state of its own, CommonJS names, output, and a function named as the tests' own
     Honest("helpers", "    return twice(x + y) / 2;\n}\nconst twice = (v) => 2 * v;\nlet calls = 0;\n"
            "module.exports = { add };\nexports.twice = twice;\nconsole.log(typeof require('fs').readFileSync, "
            "__filename.length > 0);\nfunction test() { throw new Error('not the tests'); }\n",
-           "    return twice(x - y) / 2;\n}\nconst twice = (v) => 2 * v;\n"),
+           "    return twice(x - y) / 2;\n}\nconst twice = (v) => 2 * v;\n", ADD),
     # loose deepEqual as in MultiPL-E: a string answer for a number is equal
-    Honest("loose equality", "    return String(x + y);\n}\n", "    return String(x - y);\n}\n"),
-    Honest("strict assert", "    return x + y;\n}\n", WRONG, ADD_PROMPT,
-           ADD_TESTS.replace("require('node:assert')", "require('assert').strict")),
+    Honest("loose equality", "    return String(x + y);\n}\n", "    return String(x - y);\n}\n", ADD),
+    Honest("strict assert", "    return x + y;\n}\n", WRONG, Problem(
+        "javascript", ADD_PROMPT, ADD_TESTS.replace("require('node:assert')", "require('assert').strict"), STOPS)),
 ]
 
 
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
-    """Every program of this module in one batch, by candidate id."""
-    with RewardClient(server_address) as client:
-        [javascript] = [language for language in client.languages().languages if language.key == "javascript"]
-        require_ready("javascript", javascript.ready, javascript.reason)
-        candidates = [function_style("broken", "javascript", ADD_PROMPT, "    return x + ;\n}\n", ADD_TESTS,
-                                     stop_tokens=STOPS)]
-        for hack in HACKS:
-            candidates += [hack.candidate(), hack.plain()]
-        candidates += [hack.candidate() for hack in HELD]
-        for honest in HONEST:
-            candidates += honest.candidates()
-        return {result.id: result for result in client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
+    broken = function_style("broken", "javascript", ADD_PROMPT, "    return x + ;\n}\n", ADD_TESTS, stop_tokens=STOPS)
+    return score_cases(server_address, "javascript", HACKS, HELD, HONEST, [broken])
 
 
 @pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
 def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
-    plain, guarded = results[f"plain/{hack.name}"], results[f"hack/{hack.name}"]
-    assert verdict_name(plain) == "PASS", plain                  # one file, it passes
-    assert verdict_name(guarded) == hack.verdict, guarded
-    assert guarded.reward == 0.0
+    check_hack(hack, results)
 
 
 @pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
 def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
-    assert verdict_name(results[f"hack/{hack.name}"]) == hack.verdict, results[f"hack/{hack.name}"]
+    check_held(hack, results)
 
 
 @pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
 def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    right, wrong = results[f"right/{honest.name}"], results[f"wrong/{honest.name}"]
-    assert verdict_name(right) == "PASS", right
-    assert verdict_name(wrong) == "RUNTIME_ERROR", wrong
+    check_honest(honest, results)
 
 
 def test_errors_point_at_the_assembled_program(results) -> None:

@@ -17,11 +17,11 @@ import time
 from typing import Any
 
 from benchmarks.call_values import KINDS
-from reward_server.graders import call_based, end_marker
+from reward_server.graders import call_based, end_marker, guarded
 from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
-from reward_server.graders.function_style import GUARDS, function_program
+from reward_server.graders.function_style import function_program
 from reward_server.graders.runs import RUN_VERDICTS, Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
 from sandboxes.backend import SandboxError
@@ -106,7 +106,7 @@ def decide(tests: list[TestGrade]) -> TestGrade | None:
 
 class CodeGrader:
     def __init__(self, table: LanguageTable, pool: SandboxPool) -> None:
-        unknown = sorted(f"{lang.key}: {lang.guard}" for lang in table if lang.guard and lang.guard not in GUARDS)
+        unknown = sorted(f"{lang.key}: {lang.guard}" for lang in table if lang.guard and not guarded.exists(lang.guard))
         if unknown:
             raise ValueError(f"the language table names guards that do not exist: {unknown}")
         for lang in table:

@@ -18,15 +18,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 
-from reward_server.graders import javascript_guard, python_guard
+from reward_server.graders import guarded
 from reward_server.graders.end_marker import fill, new_marker
 from sandboxes.languages import Harness, Language
-
-# guard name (the table's `guard`) -> (prompt, cut completion, tests, marker) -> (source, stdin)
-GUARDS: Mapping[str, Callable[[str, str, str, str], tuple[str, str]]] = {
-    "python": python_guard.prepare, "javascript": javascript_guard.prepare}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +54,8 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
     """What to run for one function-style candidate: guarded where the language table says how."""
     marker = new_marker()
     if language.guard:
-        source, stdin = GUARDS[language.guard](prompt, cut_at_stop_tokens(completion, stop_tokens), tests, marker)
+        cut = cut_at_stop_tokens(completion, stop_tokens)
+        source, stdin = guarded.prepare(language.guard, prompt, cut, tests, marker)
         return FunctionProgram(source, stdin, marker)
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:

@@ -2,7 +2,7 @@
 // The trusted loader that runs a function-style JavaScript program and then its tests (docs/guards.md).
 //
 // This file is the run's source file, so a program that reads its own source (process.argv[1], require.main) finds
-// neither the tests nor the end-of-tests marker: both arrive on stdin (javascript_guard.prepare: a line "marker,
+// neither the tests nor the end-of-tests marker: both arrive on stdin (graders/guarded.prepare: a line "marker,
 // prompt length, completion length", then prompt, completion and tests), read to the end before the program runs.
 // Before the program runs, too: the tests are compiled, and everything they and this file use afterwards is taken
 // from Node's own modules: the assert module as a frozen copy, every module the tests require, the write that
@@ -26,7 +26,7 @@ const writeSync = fs.writeSync;
 const FILENAME = path.join(__dirname, 'program.js');   // what stack traces call the program and its tests: no file
 const TESTS_REQUIRE = /\brequire\(\s*(['"])([^'"]+)\1\s*\)/g;
 
-/** (marker, program, tests, the tests' first line) from what javascript_guard.prepare wrote. */
+/** (marker, program, tests, the tests' first line) from what graders/guarded.prepare wrote. */
 function readRequest(text) {
   const newline = text.indexOf('\n');
   const [marker, promptLength, completionLength] = text.slice(0, newline).split(' ');

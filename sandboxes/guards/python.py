@@ -1,7 +1,7 @@
 """The trusted loader that runs a function-style Python program and then its tests (docs/guards.md).
 
 This file is the program's source file in the sandbox, so a program that reads its own source finds neither the
-tests nor the end-of-tests marker: both arrive on stdin (python_guard.prepare: a line "marker, prompt length,
+tests nor the end-of-tests marker: both arrive on stdin (graders/guarded.prepare: a line "marker, prompt length,
 completion length", then prompt, completion and tests), read to the end before the program runs. Everything
 about the tests is prepared before the program runs too: they are parsed, every value they compare or test for
 truth is routed through `checked`, and builtins, the modules the tests and the prompt import, and the standard
@@ -383,7 +383,7 @@ def print_traceback(kind: type[BaseException], error: BaseException, tb: types.T
 
 
 def read_request(text: str) -> tuple[str, str, str, str]:
-    """(marker, prompt, program, tests) from what python_guard.prepare wrote: a header line, then the texts."""
+    """(marker, prompt, program, tests) from what graders/guarded.prepare wrote: a header line, then the texts."""
     header, _, body = text.partition("\n")
     marker, prompt_length, completion_length = header.split()
     program_length = int(prompt_length) + int(completion_length)

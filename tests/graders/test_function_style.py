@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from reward_server.graders import python_guard
+from reward_server.graders import guarded
 from reward_server.graders.function_style import (
     FunctionProgram,
     assemble_program,
@@ -78,7 +78,7 @@ def test_each_run_gets_a_fresh_marker() -> None:
 def test_python_source_holds_neither_tests_nor_marker() -> None:
     program = function_program(TABLE.resolve("python"), "def f():\n", "    return 1\n\ndef g():\n", ["\ndef"],
                                "assert f() == 1  # tests 4711\n")
-    assert program.source == python_guard.LOADER
+    assert program.source == guarded.loader("python")
     assert "4711" not in program.source and program.marker not in program.source
     assert program.stdin == f"{program.marker} 9 13\ndef f():\n    return 1\nassert f() == 1  # tests 4711\n"
 

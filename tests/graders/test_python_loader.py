@@ -11,14 +11,14 @@ import tempfile
 
 import pytest
 
-from reward_server.graders import end_marker, python_guard
+from reward_server.graders import end_marker, guarded
 
 PYTHON = "/usr/bin/python3"
 
 
 def run(prompt: str, completion: str, tests: str, python: str = PYTHON) -> tuple[int, str, bool]:
     """(exit code, stderr without the marker, whether the marker was written)."""
-    source, stdin = python_guard.prepare(prompt, completion, tests, "a" * 32)
+    source, stdin = guarded.prepare("python", prompt, completion, tests, "a" * 32)
     with tempfile.TemporaryDirectory() as workdir:
         (pathlib.Path(workdir) / "main.py").write_text(source)
         done = subprocess.run([python, "main.py"], cwd=workdir, input=stdin.encode(), capture_output=True, timeout=60)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from reward_server.graders import python_guard
+from reward_server.graders import guarded
 from sandboxes.backends.process import limits, zygote
 from sandboxes.backends.process.backend import LAUNCHER_SOURCE, ZYGOTE_SOURCE
 from sandboxes.guards import python as guard_loader
@@ -48,8 +48,8 @@ def test_the_zygote_finds_its_init_where_the_server_binds_it() -> None:
     ("# a line\r\n", "x = 1  # no newline at the end", "assert x == 1"),
 ])
 def test_the_python_guard_reads_what_the_grader_writes(prompt: str, completion: str, tests: str) -> None:
-    source, stdin = python_guard.prepare(prompt, completion, tests, "MARK-123")
-    assert source == python_guard.LOADER
+    source, stdin = guarded.prepare("python", prompt, completion, tests, "MARK-123")
+    assert source == guarded.loader("python")
     assert guard_loader.read_request(stdin) == ("MARK-123", prompt, prompt + completion, tests)
 
 

@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from reward_server.graders import python_guard
+from reward_server.graders import guarded
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunStatus
@@ -116,7 +116,8 @@ async def test_a_program_ends_as_it_does_in_a_fresh_process(zygote_backend, spaw
 async def test_the_guard_snapshots_the_modules_a_fresh_process_has(zygote_backend, spawn_backend, python) -> None:
     """The loader trusts the classes of the modules loaded before the program: the zygote's imports add none."""
     completion = "    import sys\n    print(sorted(sys.modules), file=sys.stderr)\n    return 1\n"
-    source, stdin = python_guard.prepare("from typing import List\ndef f() -> int:\n", completion, "f()\n", "m" * 32)
+    prompt = "from typing import List\ndef f() -> int:\n"
+    source, stdin = guarded.prepare("python", prompt, completion, "f()\n", "m" * 32)
     forked = await run(zygote_backend, python, source, LIMITS, stdin.encode())
     spawned = await run(spawn_backend, python, source, LIMITS, stdin.encode())
     assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)

@@ -464,8 +464,10 @@ class DockerWorkspace:
         if self.agnostics:
             return
         answer = await self._request({"op": "reset", "files": self.files}, START_TIMEOUT_S, None)
-        if answer is None or not answer.get("ok"):
-            raise SandboxError(f"cannot prepare the workdir: {answer}")
+        if isinstance(answer, RunResult):
+            raise SandboxError(f"cannot prepare the workdir: {answer.detail}")
+        if not answer.get("ok"):
+            raise SandboxError(f"cannot prepare the workdir: {str(answer)[:200]}")
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = None if self.agnostics else compile_step(self.language, self.source)

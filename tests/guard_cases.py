@@ -1,0 +1,95 @@
+"""The shapes every guard test shares (docs/guards.md): a MultiPL-E problem as its language poses it, hacks that pass
+as the plain MultiPL-E program and must not pass guarded, and honest programs that keep their verdicts.
+
+A language's test module lists its cases as data and scores them all in one batch through a real server
+(`score_cases`); its tests then read the results by candidate id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from reward_server.client import RewardClient
+from reward_server.graders.function_style import assemble_program
+from reward_server.pb import reward_pb2
+from tests.candidates import function_style, stdio, verdict_name
+from tests.toolchains import require_ready
+
+SCORE_TIMEOUT_S = 1800
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """A function-style problem in one language: its prompt opens the function, its tests call it."""
+    language: str
+    prompt: str
+    tests: str
+    stops: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Hack:
+    name: str
+    completion: str
+    verdict: str                 # guarded
+    problem: Problem
+
+    def candidate(self) -> reward_pb2.Candidate:
+        p = self.problem
+        return function_style(f"hack/{self.name}", p.language, p.prompt, self.completion, p.tests,
+                              stop_tokens=p.stops)
+
+    def plain(self) -> reward_pb2.Candidate:
+        """The plain MultiPL-E program, graded as a stdin/stdout program with empty stdin: exit 0 passes."""
+        p = self.problem
+        return stdio(f"plain/{self.name}", p.language, assemble_program(p.prompt, self.completion, p.stops, p.tests),
+                     [("", "")])
+
+
+@dataclasses.dataclass(frozen=True)
+class Honest:
+    """A right completion that must pass and a wrong one that must get `wrong_verdict`."""
+    name: str
+    right: str
+    wrong: str
+    problem: Problem
+    wrong_verdict: str = "RUNTIME_ERROR"
+
+    def candidates(self) -> list[reward_pb2.Candidate]:
+        p = self.problem
+        return [function_style(f"{kind}/{self.name}", p.language, p.prompt, completion, p.tests, stop_tokens=p.stops)
+                for kind, completion in (("right", self.right), ("wrong", self.wrong))]
+
+
+def score_cases(server_address: str, language: str, hacks: list[Hack] = (), held: list[Hack] = (),
+                honest: list[Honest] = (), extra: list[reward_pb2.Candidate] = ()) -> dict[str, reward_pb2.ScoreResult]:
+    """Every case in one batch, by candidate id: each hack guarded and plain, each held hack (one that fails plainly
+    too) guarded only, each honest pair, and `extra` candidates as they are."""
+    with RewardClient(server_address) as client:
+        [info] = [entry for entry in client.languages().languages if entry.key == language]
+        require_ready(language, info.ready, info.reason)
+        candidates = list(extra)
+        for hack in hacks:
+            candidates += [hack.candidate(), hack.plain()]
+        candidates += [hack.candidate() for hack in held]
+        for case in honest:
+            candidates += case.candidates()
+        return {result.id: result for result in client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
+
+
+def check_hack(hack: Hack, results: dict[str, reward_pb2.ScoreResult]) -> None:
+    """It passes as the plain program, and gets its verdict (never a pass) guarded."""
+    plain, guarded = results[f"plain/{hack.name}"], results[f"hack/{hack.name}"]
+    assert verdict_name(plain) == "PASS", plain
+    assert verdict_name(guarded) == hack.verdict, guarded
+    assert guarded.reward == 0.0
+
+
+def check_held(hack: Hack, results: dict[str, reward_pb2.ScoreResult]) -> None:
+    assert verdict_name(results[f"hack/{hack.name}"]) == hack.verdict, results[f"hack/{hack.name}"]
+
+
+def check_honest(case: Honest, results: dict[str, reward_pb2.ScoreResult]) -> None:
+    right, wrong = results[f"right/{case.name}"], results[f"wrong/{case.name}"]
+    assert verdict_name(right) == "PASS", right
+    assert verdict_name(wrong) == case.wrong_verdict, wrong
