@@ -90,6 +90,9 @@ HONEST = [
            "    return twice(x - y) / 2;\n}\nconst twice = (v) => 2 * v;\n", ADD),
     # loose deepEqual as in MultiPL-E: a string answer for a number is equal
     Honest("loose equality", "    return String(x + y);\n}\n", "    return String(x - y);\n}\n", ADD),
+    # lengths the grader counts in UTF-8 bytes, and JavaScript strings in UTF-16 units
+    Honest("text beyond ASCII", "    return x + y; // é ✓ 😀\n}\n", WRONG, Problem(
+        "javascript", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),
     Honest("strict assert", "    return x + y;\n}\n", WRONG, Problem(
         "javascript", ADD_PROMPT, ADD_TESTS.replace("require('node:assert')", "require('assert').strict"), STOPS)),
 ]

@@ -17,10 +17,10 @@ def loader(guard: str) -> str:
 
 
 def prepare(guard: str, prompt: str, completion: str, tests: str, marker: str) -> tuple[str, str]:
-    """(source, stdin) of one run: the loader, and what it loads (a header line "marker, prompt length, completion
-    length" in characters, then the texts back to back: no JSON to parse in the sandbox). `completion` is already cut
-    at the stop tokens."""
-    return loader(guard), f"{marker} {len(prompt)} {len(completion)}\n{prompt}{completion}{tests}"
+    """(source, stdin) of one run: the loader, and what it loads: a header line "marker, prompt length, completion
+    length", the lengths in UTF-8 bytes (which every language's loader can slice), then the texts back to back (no
+    JSON to parse in the sandbox). `completion` is already cut at the stop tokens."""
+    return loader(guard), f"{marker} {len(prompt.encode())} {len(completion.encode())}\n{prompt}{completion}{tests}"
 
 
 def exists(guard: str) -> bool:

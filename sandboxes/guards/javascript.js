@@ -26,14 +26,14 @@ const writeSync = fs.writeSync;
 const FILENAME = path.join(__dirname, 'program.js');   // what stack traces call the program and its tests: no file
 const TESTS_REQUIRE = /\brequire\(\s*(['"])([^'"]+)\1\s*\)/g;
 
-/** (marker, program, tests, the tests' first line) from what graders/guarded.prepare wrote. */
-function readRequest(text) {
-  const newline = text.indexOf('\n');
-  const [marker, promptLength, completionLength] = text.slice(0, newline).split(' ');
-  const body = text.slice(newline + 1);
+/** (marker, program, tests, the tests' first line) from what graders/guarded.prepare wrote (lengths in UTF-8 bytes). */
+function readRequest(data) {
+  const newline = data.indexOf(10);
+  const [marker, promptLength, completionLength] = data.subarray(0, newline).toString('utf8').split(' ');
+  const body = data.subarray(newline + 1);
   const programLength = Number(promptLength) + Number(completionLength);
-  const program = body.slice(0, programLength);
-  return [marker, program, body.slice(programLength), program.split('\n').length];
+  const program = body.subarray(0, programLength).toString('utf8');
+  return [marker, program, body.subarray(programLength).toString('utf8'), program.split('\n').length];
 }
 
 /** A copy of a module's exports as they are now: a callable module (assert) becomes a function of its own that calls
@@ -85,7 +85,7 @@ function programGlobals() {
 }
 
 function main() {
-  const [marker, program, tests, testsLine] = readRequest(fs.readFileSync(0, 'utf8'));
+  const [marker, program, tests, testsLine] = readRequest(fs.readFileSync(0));
   const proof = Buffer.from(`${marker}\n`);
   const script = new vm.Script(program, { filename: FILENAME });
   const runTests = vm.compileFunction(`'use strict';${tests}`, ['require', 'module', 'exports'],

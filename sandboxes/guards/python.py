@@ -382,12 +382,14 @@ def print_traceback(kind: type[BaseException], error: BaseException, tb: types.T
     sys.stderr.write("".join(report.format()))
 
 
-def read_request(text: str) -> tuple[str, str, str, str]:
-    """(marker, prompt, program, tests) from what graders/guarded.prepare wrote: a header line, then the texts."""
-    header, _, body = text.partition("\n")
-    marker, prompt_length, completion_length = header.split()
+def read_request(data: bytes) -> tuple[str, str, str, str]:
+    """(marker, prompt, program, tests) from what graders/guarded.prepare wrote: a header line, then the texts
+    (their lengths in UTF-8 bytes)."""
+    header, _, body = data.partition(b"\n")
+    marker, prompt_length, completion_length = header.decode().split()
     program_length = int(prompt_length) + int(completion_length)
-    return marker, body[:int(prompt_length)], body[:program_length], body[program_length:]
+    return (marker, body[:int(prompt_length)].decode(), body[:program_length].decode(),
+            body[program_length:].decode())
 
 
 def main(main_file: str, zygote: types.SimpleNamespace | None) -> None:
@@ -417,7 +419,7 @@ def run_to_the_end(main_file: str, zygote: types.SimpleNamespace | None, outcome
 def run(main_file: str, zygote: types.SimpleNamespace | None) -> None:
     """Run the program, then the prompt's functions from its own text and the tests; the marker if they return."""
     global ARMED
-    marker, prompt, program, tests_source = read_request(sys.stdin.buffer.read().decode())
+    marker, prompt, program, tests_source = read_request(sys.stdin.buffer.read())
     proof = marker.encode() + b"\n"
     del marker                  # the proof is its one copy, forgotten once the program can no longer pass
     program_tree = ast.parse(program, FILENAME)

@@ -44,13 +44,13 @@ def test_the_zygote_finds_its_init_where_the_server_binds_it() -> None:
 
 @pytest.mark.parametrize(("prompt", "completion", "tests"), [
     ("def f(x):\n", "    return x\n", "assert f(1) == 1\n"),
-    ("", "print('é ✓ \\n')\n\n\n", "\n"),
+    ("", "print('é ✓ 😀 \\n')\n\n\n", "\n"),
     ("# a line\r\n", "x = 1  # no newline at the end", "assert x == 1"),
 ])
 def test_the_python_guard_reads_what_the_grader_writes(prompt: str, completion: str, tests: str) -> None:
     source, stdin = guarded.prepare("python", prompt, completion, tests, "MARK-123")
     assert source == guarded.loader("python")
-    assert guard_loader.read_request(stdin) == ("MARK-123", prompt, prompt + completion, tests)
+    assert guard_loader.read_request(stdin.encode()) == ("MARK-123", prompt, prompt + completion, tests)
 
 
 def test_the_runs_init_is_born_blocking_the_signals_it_waits_for() -> None:
