@@ -6,12 +6,12 @@ its assert guards, another language's end-of-tests harness) and as the plain Mul
 before the guards. Rounds alternate; the best rate of each side counts.
 
 1. python: HumanEval's 164 canonical solutions with their check() tests.
-2. javascript, cpp: the samples' add(a, b), N distinct copies (a harness that adds an epilogue; the tests in a unit of
-   their own, which the harness's compile builds with the program's).
+2. any other language key (javascript, cpp, lua, ...): its sample's function, N distinct copies.
 3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, in each unit),
    N distinct copies.
 
-Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2] [--workloads python javascript cpp cpp-multipl-e]
+Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2] [--workloads python cpp-multipl-e KEY ...]
+(default: python javascript cpp)
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
 from reward_server.client import AsyncRewardClient  # noqa: E402
 from reward_server.graders.function_style import assemble_program  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
+from sandboxes.languages import LanguageTable  # noqa: E402
 from sandboxes.languages.samples import load_samples  # noqa: E402
 
 Program = tuple[str, str, str, tuple[str, ...]]     # prompt, completion, tests, stop tokens
@@ -45,10 +46,12 @@ def humaneval() -> list[Program]:
 
 
 def sample_copies(key: str, copies: int) -> list[Program]:
-    """Distinct programs (a numbered comment line), so that no two share one grading."""
+    """Distinct programs (a numbered comment line in the language's comment syntax), so that no two share one
+    grading."""
     sample = load_samples()[key].function
-    comment = {"javascript": "// copy {}\n", "cpp": "// copy {}\n"}[key]
-    return [(comment.format(i) + sample.prompt, sample.completion, sample.tests, ()) for i in range(copies)]
+    comment = LanguageTable.load().resolve(key).comment
+    return [(comment.format(f"copy {i}") + "\n" + sample.prompt, sample.completion, sample.tests, ())
+            for i in range(copies)]
 
 
 def multipl_e_cpp_copies(copies: int) -> list[Program]:
@@ -99,9 +102,10 @@ async def compare(client: AsyncRewardClient, name: str, language: str, programs:
 # workload -> copies -> (language, programs)
 WORKLOADS: dict[str, Callable[[int], tuple[str, list[Program]]]] = {
     "python": lambda _: ("python", humaneval()),
-    "javascript": lambda copies: ("javascript", sample_copies("javascript", copies)),
-    "cpp": lambda copies: ("cpp", sample_copies("cpp", copies)),
     "cpp-multipl-e": lambda copies: ("cpp", multipl_e_cpp_copies(copies)),
+    # every other language with a function sample, under its key
+    **{key: (lambda copies, key=key: (key, sample_copies(key, copies)))
+       for key, samples in load_samples().items() if key != "python" and samples.function is not None},
 }
 
 
@@ -110,7 +114,7 @@ async def main() -> None:
     parser.add_argument("--copies", type=int, default=60)
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best of each side counts")
-    parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=list(WORKLOADS))
+    parser.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), default=["python", "javascript", "cpp"])
     args = parser.parse_args()
     async with Server("server", args.workers) as server:
         print(f"concurrency {args.workers}")
