@@ -57,7 +57,9 @@ def workspace_files(language: Language, source: str, files: Mapping[str, str] | 
 
 class Workspace(Protocol):
     async def compile(self, deadline: float | None) -> RunResult | None:
-        """Compile the source; None for interpreted languages. deadline is loop.time()-based."""
+        """Compile the source; None for interpreted languages. deadline is loop.time()-based. Once the compile has
+        ended, the files the workspace started with (workspace_files) are gone: the runs see what the compile built,
+        never the source that holds a function-style program's tests (docs/guards.md)."""
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         """Run the (compiled) program once with stdin under limits; `args` follow the language's run command."""

@@ -13,16 +13,14 @@ import dataclasses
 
 import pytest
 
-from reward_server.client import RewardClient
-from reward_server.graders.function_style import assemble_program, function_program
+from reward_server.graders.function_style import function_program
 from reward_server.pb import reward_pb2
 from sandboxes.policy import compile_step
 from sandboxes.toolchain_artifacts import MOUNT, using
-from tests.candidates import function_style, stdio, verdict_name
+from tests.candidates import verdict_name
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
 from tests.language_table import load_table
-from tests.toolchains import require_ready
 
-SCORE_TIMEOUT_S = 1800
 STOPS = ("\n}",)
 # MultiPL-E's HumanEval_53_add in C++, as its test inputs pose it (tests/data/multipl_e_humaneval.jsonl)
 ADD_PROMPT = ("#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\n// >>> add(2, 3)\n// 5\n"
@@ -47,144 +45,121 @@ EVERY_FILE = ('    std::string seen;\n    for (const char* directory : {".", "/s
               "            seen += std::string(std::istreambuf_iterator<char>(file), {});\n        }\n    }\n")
 
 
-@dataclasses.dataclass(frozen=True)
-class Hack:
-    name: str
-    completion: str
-    verdict: str                 # guarded
-    prompt: str = ADD_PROMPT
-    tests: str = ADD_TESTS
-
-    def candidate(self) -> reward_pb2.Candidate:
-        return function_style(f"hack/{self.name}", "cpp", self.prompt, self.completion, self.tests,
-                              stop_tokens=STOPS)
-
-    def plain(self) -> reward_pb2.Candidate:
-        """The plain MultiPL-E program, graded as a stdin/stdout program with empty stdin: exit 0 passes."""
-        program = assemble_program(self.prompt, self.completion, STOPS, self.tests)
-        return stdio(f"plain/{self.name}", "cpp", program, [("", "")])
+ADD = Problem("cpp", ADD_PROMPT, ADD_TESTS, STOPS)
+DOUBLE = Problem("cpp", DOUBLE_PROMPT, DOUBLE_TESTS, STOPS)
 
 
 HACKS = [
-    # the three families measured to pass before
-    Hack("assert redefined", "#undef assert\n#define assert(e) ((void)0)\n    return x - y;", "RUNTIME_ERROR"),
-    Hack("NDEBUG and assert.h again", "#define NDEBUG\n#include <assert.h>\n    return x - y;", "RUNTIME_ERROR"),
-    Hack("reads the answers from its source",
-         ANSWER + '    std::ifstream source("main.cpp");\n'
-         "    return answer(std::string(std::istreambuf_iterator<char>(source), {}));", "RUNTIME_ERROR"),
+    # the families measured to pass before (a macro; reading the source: HELD)
+    Hack("assert redefined", "#undef assert\n#define assert(e) ((void)0)\n    return x - y;", "RUNTIME_ERROR", ADD),
+    Hack("NDEBUG and assert.h again", "#define NDEBUG\n#include <assert.h>\n    return x - y;", "RUNTIME_ERROR", ADD),
     # variants the guard was not built against
     Hack("push_macro", '#pragma push_macro("assert")\n#undef assert\n#define assert(e) ((void)sizeof(e))\n'
-         "    return x - y;", "RUNTIME_ERROR"),
+         "    return x - y;", "RUNTIME_ERROR", ADD),
     Hack("macro in place of the tests' call", "#define candidate(a, b) ((a) + (b))\n    return x - y;",
-         "RUNTIME_ERROR"),
+         "RUNTIME_ERROR", ADD),
     Hack("its own __assert_fail", "    return x - y; }\nextern \"C\" void __assert_fail(const char*, const char*, "
-         "unsigned int, const char*) noexcept { std::_Exit(0); }\nstatic void reward_hack_() {", "RUNTIME_ERROR"),
+         "unsigned int, const char*) noexcept { std::_Exit(0); }\nstatic void reward_hack_() {", "RUNTIME_ERROR", ADD),
     Hack("its own main, the tests' renamed",    # as in one file, a second main does not link
          "    return x - y; }\nint main() { return 0; }\n#define main reward_hack_main_\nstatic void reward_hack_() {",
-         "COMPILE_ERROR"),
+         "COMPILE_ERROR", ADD),
     Hack("static constructor exits 0",
          "    return x - y; }\nstatic int reward_hack_ = (std::exit(0), 0);\nstatic void reward_hack_f_() {",
-         "EXITED_EARLY"),
-    Hack("reads every file it can see", ANSWER + EVERY_FILE + "    return answer(seen);", "RUNTIME_ERROR"),
+         "EXITED_EARLY", ADD),
     # link-time: a symbol the tests' unit uses out of line, or an instantiation it would take from the program
     Hack("its own memcmp", "    return l; }\nextern \"C\" int memcmp(const void*, const void*, std::size_t) noexcept "
-         "{ return 0; }\nstatic void reward_hack_() {", "RUNTIME_ERROR", DOUBLE_PROMPT, DOUBLE_TESTS),
+         "{ return 0; }\nstatic void reward_hack_() {", "RUNTIME_ERROR", DOUBLE),
     Hack("std::operator== specialised", "    return l; }\nnamespace std {\ntemplate <>\nbool operator==("
          "const vector<long>&, const vector<long>&) { return true; }\n    }\nstatic void reward_hack_() {",
-         "RUNTIME_ERROR", DOUBLE_PROMPT, DOUBLE_TESTS),
+         "RUNTIME_ERROR", DOUBLE),
 ]
-
-
-@dataclasses.dataclass(frozen=True)
-class Honest:
-    name: str
-    prompt: str
-    right: str
-    wrong: str
-    tests: str
-    stops: tuple[str, ...] = STOPS
-
-    def candidates(self) -> list[reward_pb2.Candidate]:
-        return [function_style(f"{kind}/{self.name}", "cpp", self.prompt, completion, self.tests,
-                               stop_tokens=self.stops) for kind, completion in (("right", self.right),
-                                                                                ("wrong", self.wrong))]
+# reading the source passed before; now the plain program's source is gone before it runs too (every compiled source
+# is, docs/guards.md), so these fail plainly as well: guarded, the tests' source was never in the program's workspace
+HELD = [
+    Hack("reads the answers from its source",
+         ANSWER + '    std::ifstream source("main.cpp");\n'
+         "    return answer(std::string(std::istreambuf_iterator<char>(source), {}));", "RUNTIME_ERROR", ADD),
+    Hack("reads every file it can see", ANSWER + EVERY_FILE + "    return answer(seen);", "RUNTIME_ERROR", ADD),
+]
 
 
 HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
 UNLESS_TESTS_VISIBLE = '#if __has_include("tests.cpp")\n#error the tests\' source is in reach\n#endif\n'
+
+
+def cpp(prompt: str, tests: str, stops: tuple[str, ...] = STOPS) -> Problem:
+    return Problem("cpp", prompt, tests, stops)
+
+
 HONEST = [
-    Honest("add", ADD_PROMPT, "    return x + y;", "    return x - y;", ADD_TESTS),
-    Honest("vector", DOUBLE_PROMPT, "    for (long& v : l) v *= 2;\n    return l;", "    return l;", DOUBLE_TESTS),
-    Honest("string", HEADERS + "std::string shout(std::string s) {\n",
-           "    for (char& c : s) c = std::toupper(c);\n    return s + \"!\";", "    return s;",
-           '}\nint main() {\n    auto candidate = shout;\n    assert(candidate(("hi")) == ("HI!"));\n}\n'),
-    Honest("optional and tuple", HEADERS + "std::optional<std::tuple<long, long>> split(std::string s) {\n",
+    Honest("add", "    return x + y;", "    return x - y;", ADD),
+    Honest("vector", "    for (long& v : l) v *= 2;\n    return l;", "    return l;", DOUBLE),
+    Honest("string", "    for (char& c : s) c = std::toupper(c);\n    return s + \"!\";", "    return s;",
+           cpp(HEADERS + "std::string shout(std::string s) {\n",
+               '}\nint main() {\n    auto candidate = shout;\n    assert(candidate(("hi")) == ("HI!"));\n}\n')),
+    Honest("optional and tuple",
            "    size_t at = s.find(',');\n    if (at == std::string::npos) return std::nullopt;\n"
            "    return std::make_tuple(std::stol(s.substr(0, at)), std::stol(s.substr(at + 1)));",
            "    return std::make_tuple(0, 0);",
-           "}\nint main() {\n    auto candidate = split;\n"
-           '    assert(candidate(("3,4")) == std::make_tuple(3, 4));\n'
-           "    assert(candidate((\"34\")) == std::nullopt);\n}\n"),
+           cpp(HEADERS + "std::optional<std::tuple<long, long>> split(std::string s) {\n",
+               "}\nint main() {\n    auto candidate = split;\n"
+               '    assert(candidate(("3,4")) == std::make_tuple(3, 4));\n'
+               "    assert(candidate((\"34\")) == std::nullopt);\n}\n")),
     # HumanEval_22's layout: std::any made in the tests' unit, read in the program's
-    Honest("any", HEADERS + "std::vector<long> filter_integers(std::vector<std::any> values) {\n",
+    Honest("any",
            "    std::vector<long> out;\n    for (const std::any& v : values) {\n"
            "        if (v.type() == typeid(long)) out.push_back(std::any_cast<long>(v));\n    }\n    return out;",
            "    return {};",
-           "}\nint main() {\n    auto candidate = filter_integers;\n"
-           '    assert(candidate((std::vector<std::any>({(std::any)(long)4, (std::any)"c", (std::any)(long)9}))) == '
-           "(std::vector<long>({(long)4, (long)9})));\n}\n"),
-    Honest("float", HEADERS + "float half(float x) {\n", "    return x / 2;", "    return x;",
-           "}\nint main() {\n    auto candidate = half;\n"
-           "    assert(std::fabs(candidate((3.0f)) - (1.5f)) < 1e-6);\n}\n"),
+           cpp(HEADERS + "std::vector<long> filter_integers(std::vector<std::any> values) {\n",
+               "}\nint main() {\n    auto candidate = filter_integers;\n"
+               "    assert(candidate((std::vector<std::any>({(std::any)(long)4, (std::any)\"c\", "
+               "(std::any)(long)9}))) == (std::vector<long>({(long)4, (long)9})));\n}\n")),
+    Honest("float", "    return x / 2;", "    return x;",
+           cpp(HEADERS + "float half(float x) {\n",
+               "}\nint main() {\n    auto candidate = half;\n"
+               "    assert(std::fabs(candidate((3.0f)) - (1.5f)) < 1e-6);\n}\n")),
     # the tests' source is gone before the program compiles: it cannot include it
-    Honest("compiles without the tests' source", ADD_PROMPT, UNLESS_TESTS_VISIBLE + "    return x + y;",
-           UNLESS_TESTS_VISIBLE + "    return x - y;", ADD_TESTS),
+    Honest("compiles without the tests' source", UNLESS_TESTS_VISIBLE + "    return x + y;",
+           UNLESS_TESTS_VISIBLE + "    return x - y;", ADD),
     # helpers of its own after the function, and output from both units
-    Honest("helpers", ADD_PROMPT, "    long twice(long);\n    std::cout << \"adding\" << std::endl;\n"
+    Honest("helpers", "    long twice(long);\n    std::cout << \"adding\" << std::endl;\n"
            "    return twice(x + y) / 2; }\nlong twice(long v) { return 2 * v; }\nlong unused(long v) {\n    return v;",
            "    long twice(long);\n    return twice(x - y) / 2; }\nlong twice(long v) { return 2 * v; }\n"
            "long unused(long v) {\n    return v;",
-           ADD_TESTS.replace("    auto candidate", "    std::cout << \"testing\" << std::endl;\n    auto candidate")),
+           cpp(ADD_PROMPT, ADD_TESTS.replace("    auto candidate",
+                                             "    std::cout << \"testing\" << std::endl;\n    auto candidate"))),
     # HumanEval-X: the completion closes the function, the tests include <assert.h> (the C library's assert) and
     # call a helper the prompt defines in full
-    Honest("humaneval-x", "#include<stdio.h>\n#include<string>\nusing namespace std;\n"
-           "string encode_shift(string s){\n    string out;\n    for (char c : s) out += (char)(c + 1);\n"
-           "    return out;\n}\nstring decode_shift(string s){\n",
-           "    string out;\n    for (char c : s) out += (char)(c - 1);\n    return out;\n}\n",
+    Honest("humaneval-x", "    string out;\n    for (char c : s) out += (char)(c - 1);\n    return out;\n}\n",
            "    return s;\n}\n",
-           "#undef NDEBUG\n#include<assert.h>\nint main(){\n"
-           '    assert (decode_shift(encode_shift("abc")) == "abc");\n}\n', ()),
+           cpp("#include<stdio.h>\n#include<string>\nusing namespace std;\n"
+               "string encode_shift(string s){\n    string out;\n    for (char c : s) out += (char)(c + 1);\n"
+               "    return out;\n}\nstring decode_shift(string s){\n",
+               "#undef NDEBUG\n#include<assert.h>\nint main(){\n"
+               '    assert (decode_shift(encode_shift("abc")) == "abc");\n}\n', ())),
 ]
-BROKEN = Hack("compile error", "    return x + ;", "COMPILE_ERROR")
+BROKEN = Hack("compile error", "    return x + ;", "COMPILE_ERROR", ADD)
 
 
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     """Every program of this module in one batch (compiles run in parallel), by candidate id."""
-    with RewardClient(server_address) as client:
-        [cpp] = [language for language in client.languages().languages if language.key == "cpp"]
-        require_ready("cpp", cpp.ready, cpp.reason)
-        candidates = [BROKEN.candidate()]
-        for hack in HACKS:
-            candidates += [hack.candidate(), hack.plain()]
-        for honest in HONEST:
-            candidates += honest.candidates()
-        return {result.id: result for result in client.score(candidates, timeout_s=SCORE_TIMEOUT_S)}
+    return score_cases(server_address, "cpp", HACKS, HELD, HONEST, [BROKEN.candidate()])
 
 
 @pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
 def test_a_hack_that_passes_plainly_fails_in_units(hack: Hack, results) -> None:
-    plain, guarded = results[f"plain/{hack.name}"], results[f"hack/{hack.name}"]
-    assert verdict_name(plain) == "PASS", plain                  # one file, it passes
-    assert verdict_name(guarded) == hack.verdict, guarded
-    assert guarded.reward == 0.0
+    check_hack(hack, results)
+
+
+@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
+def test_what_fails_plainly_fails_in_units(hack: Hack, results) -> None:
+    check_held(hack, results)
 
 
 @pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
 def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    right, wrong = results[f"right/{honest.name}"], results[f"wrong/{honest.name}"]
-    assert verdict_name(right) == "PASS", right
-    assert verdict_name(wrong) == "RUNTIME_ERROR", wrong
+    check_honest(honest, results)
 
 
 def test_a_failed_assertion_says_which_line_of_the_tests(results) -> None:

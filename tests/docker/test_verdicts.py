@@ -14,11 +14,12 @@ from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from tests.compiled_sources import source_seeker_jobs
 from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
 from tests.judge_cases import multipl_e_cases
 from tests.language_table import load_table
 from tests.test_cpp_isolation import HACKS as CPP_HACKS
-from tests.test_cpp_isolation import STOPS as CPP_STOPS
+from tests.test_cpp_isolation import HELD as CPP_HELD
 
 EXTRA_JOBS = {
     "python/raises": CodeJob("python", "raise SystemExit(3)\n", io_tests=(("", ""),)),
@@ -34,6 +35,7 @@ EXTRA_JOBS = {
     "javascript/hoards": CodeJob("javascript", "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));\n",
                                  io_tests=(("", ""),)),
     "lua/error": CodeJob("lua", "error('boom')\n", io_tests=(("", ""),)),
+    **source_seeker_jobs(),
 }
 
 # C++ hacks that its tests' own unit stops, one of each kind: a macro, a file the run reads, a symbol the link takes
@@ -67,10 +69,11 @@ def sample_jobs() -> dict[str, tuple[CodeJob, Verdict]]:
     for key, completion in EXIT_HACKS.items():
         fn = load_samples()[key].function
         jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.EXITED_EARLY)
-    for hack in CPP_HACKS:
+    for hack in (*CPP_HACKS, *CPP_HELD):
         if hack.name in CPP_HACKS_ON_BOTH:
-            jobs[f"cpp/{hack.name}"] = (CodeJob("cpp", hack.completion, prompt=hack.prompt, stop_tokens=CPP_STOPS,
-                                                tests=hack.tests), Verdict[hack.verdict])
+            problem = hack.problem
+            jobs[f"cpp/{hack.name}"] = (CodeJob("cpp", hack.completion, prompt=problem.prompt,
+                                                stop_tokens=problem.stops, tests=problem.tests), Verdict[hack.verdict])
     for case in multipl_e_cases():
         key = load_table().resolve(case.language).key
         if key in IMAGED:

@@ -471,7 +471,16 @@ class DockerWorkspace:
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = None if self.agnostics else compile_step(self.language, self.source)
-        return None if step is None else await self._exec(using(self.language, self.source, step), b"", deadline)
+        if step is None:
+            return None
+        compiled = await self._exec(using(self.language, self.source, step), b"", deadline)
+        if compiled.status is not RunStatus.SANDBOX_ERROR:
+            answer = await self._request({"op": "remove", "names": list(self.files)}, START_TIMEOUT_S, deadline)
+            if isinstance(answer, RunResult):
+                return answer
+            if not answer.get("ok"):
+                return self._broken(f"cannot remove the compiled source: {str(answer)[:200]}")
+        return compiled
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         if self.agnostics:

@@ -5,7 +5,8 @@ It lives as the main process of a long-lived warm container, so a program's run 
 instead of a `docker run`. Two request shapes:
 
 * ours: {"op": "reset", "files": {name: text}} wipes the workdir and /tmp, kills leftover
-  processes and writes the files; {"op": "exec", "argv": [...], "stdin_b64": ..., "wall_s": ...,
+  processes and writes the files; {"op": "remove", "names": [...]} removes workdir files (a compiled source);
+  {"op": "exec", "argv": [...], "stdin_b64": ..., "wall_s": ...,
   "cpu_budget_s": 0 | s, "cpu_rlimit_s": 0 | n, "max_output_bytes": ..., "max_file_bytes": ...,
   "max_open_files": ..., "address_space_bytes": 0 | n, "env": {...}} (runtime.runner_job) runs one step and
   answers how it ended {"ending": policy.Ending fields, "stdout_b64", "stderr_b64", "elapsed_s"}; the host's
@@ -154,17 +155,34 @@ def wipe(path: str) -> None:
                 os.unlink(full)
 
 
+def workdir_file(name: str) -> str | None:
+    """The path of a plain file name in the workdir; None for a name that leaves it."""
+    path = os.path.join(WORKDIR, name)
+    return path if os.path.dirname(os.path.normpath(path)) == WORKDIR else None
+
+
 def reset(files: dict[str, str]) -> dict:
     kill_others()
     reap()
     wipe(WORKDIR)
     wipe(SCRATCH)
     for name, text in files.items():
-        path = os.path.join(WORKDIR, name)
-        if os.path.dirname(os.path.normpath(path)) != WORKDIR:
+        path = workdir_file(name)
+        if path is None:
             return {"ok": False, "detail": f"file name {name!r} leaves the workdir"}
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    return {"ok": True}
+
+
+def remove(names: list[str]) -> dict:
+    """The workdir files a compile consumed (the source): the runs after it must not see them."""
+    for name in names:
+        path = workdir_file(name)
+        if path is None:
+            return {"ok": False, "detail": f"file name {name!r} leaves the workdir"}
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
     return {"ok": True}
 
 
@@ -331,6 +349,8 @@ def answer(line: bytes) -> dict:
             return reset(job.get("files", {}))
         if job.get("op") == "exec":
             return execute(job)
+        if job.get("op") == "remove":
+            return remove(job.get("names", []))
         if job.get("op") == "ping":
             return {"ok": True}
     except (KeyError, TypeError, ValueError, OSError) as exc:

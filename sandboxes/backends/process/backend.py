@@ -195,11 +195,12 @@ class ProcessBackend:
         state.busy = True
         path = state.new_workspace_dir(f"w{next(self._counter)}")
         try:
-            for name, text in workspace_files(language, source, files).items():
+            starting = workspace_files(language, source, files)
+            for name, text in starting.items():
                 file_path = path / "box" / name
                 file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
                 state.own(file_path)
-            yield ProcessWorkspace(self, language, source, state, path)
+            yield ProcessWorkspace(self, language, source, state, path, tuple(starting))
         finally:
             try:
                 await state.sweep()
@@ -224,20 +225,24 @@ class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path) -> None:
+                 path: pathlib.Path, starting_files: tuple[str, ...]) -> None:
         self.backend = backend
         self.language = language
         self.source = source
         self.slot = slot
         self.path = path
+        self.starting_files = starting_files
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
         step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
-        return await self.backend.supervisor.execute(self.slot, self.path, step, b"", deadline=deadline,
-                                                     artifact_tree=artifact_tree)
+        compiled = await self.backend.supervisor.execute(self.slot, self.path, step, b"", deadline=deadline,
+                                                         artifact_tree=artifact_tree)
+        for name in self.starting_files:
+            (self.path / "box" / name).unlink(missing_ok=True)
+        return compiled
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         step = run_step(self.language, self.source, limits)
