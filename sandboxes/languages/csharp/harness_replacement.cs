@@ -1,6 +1,1 @@
-public static void Main(string[] reward_args_) {
-        RewardTestsMain_(reward_args_);
-        System.Console.Error.WriteLine("{marker}");
-        System.Console.Error.Flush();
-    }
-    public static void RewardTestsMain_(string[] args)
+} namespace RewardTests_ { using static global::Problem; using Debug = global::RewardTests_.Assertions_; using global::System; using global::System.Numerics; using global::System.Diagnostics; using global::System.Collections.Generic; using global::System.Linq; using global::System.Text; using global::System.Security.Cryptography; static partial class Tests_ { static void TestsMain_(string[] args) {

@@ -1,1 +1,0 @@
-printf '%s\n' '{marker}' >&2
