@@ -120,18 +120,15 @@ def test_a_rewrite_applies_once_and_literally() -> None:
     assert harnessed(Harness(when="entry", epilogue="x"), "p\n", "tests\n", "m") is None
 
 
-def test_multipl_e_lua_tests_keep_luaunit_s_status_and_reach_the_marker() -> None:
-    tests = "lu = require('luaunit')\n\nfunction test_humaneval()\n    lu.assertEquals(f(), 1)\nend\n\n" \
+@pytest.mark.parametrize("key", ["lua", "r"])
+def test_lua_and_r_tests_travel_on_stdin_to_their_loader(key: str) -> None:
+    """MultiPL-E's luaunit tests (`os.exit(lu.LuaUnit.run())`) and R's alike: the source is the loader alone."""
+    tests = "lu = require('luaunit')\nfunction test_humaneval()\n    lu.assertEquals(f(), 4711)\nend\n" \
             "os.exit(lu.LuaUnit.run())\n"
-    program = function_program(TABLE.resolve("lua"), "local function f()\n", "  return 1\nend\n", (), tests)
-    assert "os.exit(lu.LuaUnit.run())" not in program.source
-    status_check = program.source.index("if reward_tests_status_ ~= 0 then os.exit(reward_tests_status_) end")
-    assert status_check < program.source.index(program.marker)
-
-
-def test_plain_epilogues_stay_off_tests_that_exit_by_themselves() -> None:
-    tests = "assert(f() == 1)\nos.exit(0)\n"
-    assert function_program(TABLE.resolve("lua"), "local function f()\n", "  return 1\nend\n", (), tests).marker == ""
+    program = function_program(TABLE.resolve(key), "f <- function() {\n", "  1\n}\n", (), tests)
+    assert program.source == guarded.loader(key)
+    assert "4711" not in program.source and program.marker not in program.source
+    assert program.stdin.endswith(tests)
 
 
 @pytest.mark.parametrize(("harness", "message"), [

@@ -1,1 +1,0 @@
-io.stderr:write("{marker}\n")

@@ -1,1 +1,0 @@
-cat("{marker}\n", file = stderr())

@@ -1,0 +1,113 @@
+"""The Lua guard (docs/guards.md), through a real server and real sandboxes.
+
+Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens `local function add`, the
+tests require luaunit and end with `os.exit(lu.LuaUnit.run())`, MultiPL-E's stop tokens) that makes a wrong add(x, y)
+pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guard), and that
+must not pass guarded. Honest programs keep their verdicts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_server.pb import reward_pb2
+from tests.candidates import function_style, verdict_name
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+
+STOPS = ("\nlocal", "\nfunction", "\n--", "\n\n")
+# MultiPL-E's HumanEval_53_add in Lua (tests/data/multipl_e_humaneval.jsonl)
+ADD_PROMPT = "-- Add two numbers x and y\n-- >>> add(2, 3)\n-- 5\n-- >>> add(5, 7)\n-- 12\nlocal function add(x, y)\n"
+ADD_TESTS = ("lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = add\n"
+             "    lu.assertEquals(candidate(0, 1), 1)\n    lu.assertEquals(candidate(1, 0), 1)\n"
+             "    lu.assertEquals(candidate(2, 3), 5)\n    lu.assertEquals(candidate(5, 7), 12)\n"
+             "    lu.assertEquals(candidate(7, 5), 12)\nend\n\nos.exit(lu.LuaUnit.run())")
+WRONG = "  return x - y\nend\n"
+FAKE_LUAUNIT = "{ assertEquals = function() end, LuaUnit = { run = function() return 0 end } }"
+# add's answer as the tests give it, read from `text`: what the answer-reading hacks look for
+ANSWER = ("  local call = 'candidate(' .. x .. ', ' .. y .. '), '\n  local _, at = text:find(call, 1, true)\n"
+          "  return tonumber(text:match('^%d+', at + 1))\nend\n")
+
+# the plain program's report silenced: luaunit prints its report (and the time it took) on stdout
+SILENT = "print = function() end\nio.stdout = io.open('/dev/null', 'w')\n"
+
+
+ADD = Problem("lua", ADD_PROMPT, ADD_TESTS, STOPS)
+# the language's sample layout: a bare assert at the top level
+SAMPLE = Problem("lua", "local function add(a, b)\n", "assert(add(2, 3) == 5)\n", STOPS)
+
+HACKS = [
+    # the families measured to pass before
+    Hack("a fake luaunit in package.loaded", WRONG + f"package.loaded.luaunit = {FAKE_LUAUNIT}\n", "RUNTIME_ERROR",
+         ADD),
+    Hack("reads arg[0]", "  local text = io.open(arg[0]):read('a')\n" + ANSWER + SILENT, "RUNTIME_ERROR", ADD),
+    # variants the guard was not built against
+    Hack("a fake luaunit in package.preload",
+         WRONG + f"package.preload.luaunit = function() return {FAKE_LUAUNIT} end\n", "RUNTIME_ERROR", ADD),
+    Hack("require rebound", WRONG + f"require = function() return {FAKE_LUAUNIT} end\n", "RUNTIME_ERROR", ADD),
+    Hack("os.exit replaced", WRONG + "os.exit = function() end\n" + SILENT, "RUNTIME_ERROR", ADD),
+    Hack("string.lower patched: luaunit finds no tests", WRONG + "string.lower = function() return '' end\n" + SILENT,
+         "RUNTIME_ERROR", ADD),
+    Hack("the string metatable's methods replaced",
+         WRONG + "getmetatable('').__index = setmetatable({ lower = function() return '' end }, "
+         "{ __index = string })\n" + SILENT, "RUNTIME_ERROR", ADD),
+    Hack("_G drops the test function", WRONG + "setmetatable(_G, { __newindex = function(t, k, v)\n"
+         "  if not k:find('^test') then rawset(t, k, v) end\nend })\n" + SILENT, "RUNTIME_ERROR", ADD),
+    Hack("pairs replaced: luaunit finds no tests", WRONG + "pairs = function() return next, {} end\n" + SILENT,
+         "RUNTIME_ERROR", ADD),
+    Hack("assert replaced", "  return a - b\nend\nassert = function() return true end\n", "RUNTIME_ERROR", SAMPLE),
+    Hack("exits 0 before the tests", WRONG + "os.exit(0)\n", "EXITED_EARLY", ADD),
+]
+# reach for what the tests use, but fail plainly too: guarded, the tests still fail
+HELD = [
+    Hack("a global lu", WRONG + f"lu = {FAKE_LUAUNIT}\n", "RUNTIME_ERROR", ADD),
+    Hack("reads every file of its directory",
+         "  local text = ''\n  for name in io.popen('ls'):lines() do text = text .. io.open(name):read('a') end\n"
+         + ANSWER, "RUNTIME_ERROR", ADD),
+]
+
+HONEST = [
+    Honest("add", "  return x + y\nend\n", WRONG, ADD),
+    Honest("sample", "  return a + b\nend\n", "  return a - b\nend\n", SAMPLE),
+    # helpers, string methods and globals of its own, output, text beyond ASCII, a global named as luaunit's
+    Honest("helpers", "  return twice(x + y) / 2\nend\ntwice = function(v) return 2 * v end\n"
+           "string.shout = function(s) return s:upper() .. '!' end\nprint(('é ✓ 😀'):shout(), arg[0] ~= nil)\n"
+           "assertEquals = 1\n", "  return twice(x - y) / 2\nend\ntwice = function(v) return 2 * v end\n", ADD),
+    Honest("text beyond ASCII", "  return x + y -- é ✓ 😀\nend\n", WRONG, Problem(
+        "lua", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),
+    # a prompt's function named like a global the tests' environment copies: the tests find the program's
+    Honest("a function named like a builtin", "  return x + y\nend\n", WRONG, Problem(
+        "lua", ADD_PROMPT.replace("add", "select"), ADD_TESTS.replace("= add", "= select"), STOPS)),
+    # a method the program adds to strings, called by the prompt's function while the tests run
+    Honest("a string method of its own", "  return (''):width() + x + y\nend\n"
+           "string.width = function(s) return #s end\n", "  return (''):width() + x - y\nend\n"
+           "string.width = function(s) return #s end\n", ADD),
+]
+
+
+@pytest.fixture(scope="module")
+def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
+    broken = function_style("broken", "lua", ADD_PROMPT, "  return x +\nend\n", ADD_TESTS, stop_tokens=STOPS)
+    return score_cases(server_address, "lua", HACKS, HELD, HONEST, [broken])
+
+
+@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
+def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_hack(hack, results)
+
+
+@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
+def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_held(hack, results)
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
+def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
+    check_honest(honest, results)
+
+
+def test_errors_point_at_the_assembled_program(results) -> None:
+    """Numbered as prompt + completion + "\\n" + tests: the sample's failing assert is line 5, the broken line 8
+    (luaunit reports its failures on stdout)."""
+    assert "program:5:" in results["wrong/sample"].detail, results["wrong/sample"].detail
+    broken = results["broken"]
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "program:8:" in broken.detail, broken.detail
