@@ -59,6 +59,14 @@ HACKS = [
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
+    Hack("the marker from the loader's locals", WRONG + "for level = 2, 4 do\n  for i = 1, 20 do\n"
+         "    local name, value = debug.getlocal(level, i)\n"
+         "    if name == 'marker' then io.stderr:write(value .. '\\n') os.exit(0) end\n  end\nend\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("the debug library through require", WRONG + "require('debug').sethook(function() end, 'c')\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("the debug library through a C loader", WRONG + "package.loadlib('liblua5.4.so.0', 'luaopen_debug')\n",
+         "RUNTIME_ERROR", ADD),
     Hack("a global lu", WRONG + f"lu = {FAKE_LUAUNIT}\n", "RUNTIME_ERROR", ADD),
     Hack("reads every file of its directory",
          "  local text = ''\n  for name in io.popen('ls'):lines() do text = text .. io.open(name):read('a') end\n"

@@ -8,9 +8,10 @@
 -- tests find), the modules the tests require (luaunit) are loaded into that environment, and the write that proves
 -- the tests ended is taken. The program then runs as a chunk of its own with _G as its environment (its globals are
 -- where it expects them); the prompt's top-level locals (MultiPL-E's `local function add`) are handed to the tests
--- by a `return` appended to the program. Before the tests run, the metatables shared by every string and every
--- file get back their methods, pristine first, and a decoy for the program's getmetatable. The tests' os.exit
--- writes the marker for a success status; tests that return write it too.
+-- by a `return` appended to the program, which runs without the debug library (it would read this loader's locals,
+-- the marker among them). Before the tests run, the metatables shared by every string and every file get back their
+-- methods, pristine first, and a decoy for the program's getmetatable. The tests' os.exit writes the marker for a
+-- success status; tests that return write it too.
 -- Standard library only: this runs under the sandbox's lua.
 
 local assert, error, load, loadfile, next, setmetatable, getmetatable, rawset, tostring =
@@ -113,6 +114,14 @@ local function restore(mt, fields, methods, patched)
   rawset(mt, '__metatable', { __index = patched })
 end
 
+--- Out of the program's reach: what would read this loader's locals (the marker, the tests) or the tests' frames
+--- and locals, the debug library, and what could open it again: package.loadlib and require's C searchers. The
+--- tests keep their copy (luaunit's tracebacks).
+local function withhold()
+  _G.debug, package.loaded.debug, package.loadlib = nil, nil, nil
+  package.searchers = { package.searchers[1], package.searchers[2] }
+end
+
 local function main()
   local marker, prompt, completion, tests = read_request()
   local program = prompt .. completion
@@ -123,6 +132,7 @@ local function main()
   tests_require(env, tests)
   local run_program, problem = load(program .. '\nreturn ' .. (#locals > 0 and concat(locals, ', ') or 'nil'), CHUNK)
   if not run_program then error(problem, 0) end
+  withhold()
   local values = pack(run_program())
   for i, name in next, locals do exported[name] = values[i] end
   restore(STRING_MT, STRING_MT_FIELDS, env.string, STRING)
