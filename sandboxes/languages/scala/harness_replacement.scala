@@ -1,6 +1,1 @@
-def main(rewardArgs: Array[String]): Unit = {
-    rewardTestsMain(rewardArgs)
-    System.err.println("{marker}")
-    System.err.flush()
-  }
-  def rewardTestsMain(args: Array[String])
+def main(rewardArgs: _root_.scala.Array[_root_.java.lang.String]): _root_.scala.Unit = { rewardTestsMain(rewardArgs); _root_.java.lang.System.err.println("{marker}"); _root_.java.lang.System.err.flush() }; def rewardTestsMain(args: _root_.scala.Array[_root_.java.lang.String]): _root_.scala.Unit = { import _root_.java.lang._; { import _root_.scala._; { import _root_.scala.Predef._; { import _root_.scala.math._; { import _root_.scala.collection.mutable._; { def assert(assertion: _root_.scala.Boolean): _root_.scala.Unit = if (!assertion) throw new _root_.java.lang.AssertionError("assertion failed");
