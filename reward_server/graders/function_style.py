@@ -96,6 +96,8 @@ def _around(harness: Harness, tests: str, marker: str) -> str | None:
     """prologue + tests, rewritten + "\\n" + epilogue; None when the harness does not fit these tests."""
     if harness.when and not re.search(harness.when, tests):
         return None
+    for pattern, template in harness.substitute:
+        tests = re.sub(pattern, template, tests)
     if harness.rewrite:
         pattern, replacement = harness.rewrite
         tests, found = re.subn(pattern, lambda _: fill(replacement, marker), tests, count=1)

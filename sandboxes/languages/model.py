@@ -35,6 +35,7 @@ class Harness:
 
     when: str = ""                  # a regex the tests must match ("": any tests)
     rewrite: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the tests, which it must match
+    substitute: tuple[tuple[str, str], ...] = ()  # (regex, re.sub template) pairs applied to every match, before rewrite
     prologue: str = ""              # between the completion (with tests_file: the prompt's declarations) and tests
     epilogue: str = ""              # after the tests
     tests_file: str = ""            # the tests' own unit: the prompt as `declare` makes it, prologue, tests, epilogue
@@ -237,7 +238,11 @@ def _harness_from_toml(key: str, entry: dict) -> Harness:
         raise ValueError(f"language {key}: a harness's program_end needs a tests_file")
     if pathlib.PurePath(harness.tests_file).name != harness.tests_file:
         raise ValueError(f"language {key}: harness tests_file {harness.tests_file!r} is a plain file name")
-    for pattern in (harness.when, harness.program_end, *harness.rewrite[:1], *harness.declare[:1]):
+    if any(len(pair) != 2 for pair in harness.substitute):
+        raise ValueError(f"language {key}: a harness substitute is a list of [regex, template] pairs")
+    harness = dataclasses.replace(harness, substitute=tuple(tuple(pair) for pair in harness.substitute))
+    for pattern in (harness.when, harness.program_end, *harness.rewrite[:1], *harness.declare[:1],
+                    *(pattern for pattern, _ in harness.substitute)):
         re.compile(pattern)
     return harness
 

@@ -1,1 +1,0 @@
-print STDERR "{marker}\n";
