@@ -17,12 +17,15 @@ declarations and the harnessed tests, so that nothing the program defines reache
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 import re
 from collections.abc import Sequence
 
 from reward_server.graders import guarded
 from reward_server.graders.end_marker import fill, new_marker
 from sandboxes.languages import Harness, Language
+
+ENTRY = "{entry}"   # in a harness's declaration: the prompt's function, as its declare regex's group `entry` names it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +58,11 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
     marker = new_marker()
     if language.guard:
         cut = cut_at_stop_tokens(completion, stop_tokens)
+        if language.guard_source:
+            extension = pathlib.PurePath(language.source_file).suffix
+            source, stdin, files = guarded.prepare_compiled(language.guard, language.guard_source, extension, prompt,
+                                                            cut, tests, marker)
+            return FunctionProgram(source, stdin, marker, files)
         source, stdin = guarded.prepare(language.guard, prompt, cut, tests, marker)
         return FunctionProgram(source, stdin, marker)
     program = assemble_program(prompt, completion, stop_tokens, "")
@@ -81,7 +89,7 @@ def in_units(harness: Harness, prompt: str, program: str, tests: str, marker: st
     harness's tests_file the prompt as its `declare` makes it + prologue + the rest of the tests, rewritten + "\\n" +
     epilogue; None when the harness does not fit this prompt and these tests."""
     pattern, declaration = harness.declare
-    declared, found = re.subn(pattern, lambda _: declaration, prompt, count=1)
+    declared, found = re.subn(pattern, lambda match: _declared(declaration, match), prompt, count=1)
     end = re.match(harness.program_end, tests) if harness.program_end else None
     if end:
         program, tests = program + end.group(0) + "\n", tests[end.end():]
@@ -90,6 +98,12 @@ def in_units(harness: Harness, prompt: str, program: str, tests: str, marker: st
         return None
     return FunctionProgram(program, marker=marker, files={harness.tests_file: declared + around},
                            compile=harness.compile)
+
+
+def _declared(declaration: str, match: re.Match) -> str:
+    """The declaration, its {entry} the name the declare regex's group `entry` matched (if it has one)."""
+    entry = match.groupdict().get("entry")
+    return declaration if entry is None else declaration.replace(ENTRY, entry)
 
 
 def _around(harness: Harness, tests: str, marker: str) -> str | None:

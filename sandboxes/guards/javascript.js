@@ -4,6 +4,8 @@
 // This file is the run's source file, so a program that reads its own source (process.argv[1], require.main) finds
 // neither the tests nor the end-of-tests marker: both arrive on stdin (graders/guarded.prepare: a line "marker,
 // prompt length, completion length", then prompt, completion and tests), read to the end before the program runs.
+// TypeScript's runs compile this file (sandboxes/languages/typescript/guard.ts) with the program and the tests, each
+// to a file of its own that stdin names: they are read and removed before the program runs.
 // Before the program runs, too: the tests are compiled, and everything they and this file use afterwards is taken
 // from Node's own modules: the assert module as a frozen copy, every module the tests require, the write that
 // proves they ended. The program then runs as a script of its own (its top-level functions are globals, as the tests
@@ -26,14 +28,29 @@ const writeSync = fs.writeSync;
 const FILENAME = path.join(__dirname, 'program.js');   // what stack traces call the program and its tests: no file
 const TESTS_REQUIRE = /\brequire\(\s*(['"])([^'"]+)\1\s*\)/g;
 
-/** (marker, program, tests, the tests' first line) from what graders/guarded.prepare wrote (lengths in UTF-8 bytes). */
+/** (marker, program, tests, the tests' first line) from what graders/guarded.prepare wrote: a line "marker, prompt
+ * length, completion length" (in UTF-8 bytes), then prompt, completion and tests; or, where a compile made the program
+ * and the tests JavaScript (TypeScript's), the line "marker, program file, tests file", files beside this one that are
+ * read and removed here, before the program runs. */
 function readRequest(data) {
   const newline = data.indexOf(10);
-  const [marker, promptLength, completionLength] = data.subarray(0, newline).toString('utf8').split(' ');
+  const [marker, first, second] = data.subarray(0, newline).toString('utf8').split(' ');
+  if (!/^[0-9]+$/.test(first)) {
+    const [program, tests] = [first, second].map(taken);
+    return [marker, program, tests, program.split('\n').length];
+  }
   const body = data.subarray(newline + 1);
-  const programLength = Number(promptLength) + Number(completionLength);
+  const programLength = Number(first) + Number(second);
   const program = body.subarray(0, programLength).toString('utf8');
   return [marker, program, body.subarray(programLength).toString('utf8'), program.split('\n').length];
+}
+
+/** The text of the file `name` beside this one, which is gone once read. */
+function taken(name) {
+  const file = path.join(__dirname, name);
+  const text = fs.readFileSync(file, 'utf8');
+  fs.unlinkSync(file);
+  return text;
 }
 
 /** A copy of a module's exports as they are now: a callable module (assert) becomes a function of its own that calls

@@ -35,7 +35,7 @@ class Harness:
 
     when: str = ""                  # a regex the tests must match ("": any tests)
     rewrite: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the tests, which it must match
-    substitute: tuple[tuple[str, str], ...] = ()  # (regex, re.sub template) pairs applied to every match, before rewrite
+    substitute: tuple[tuple[str, str], ...] = ()  # (regex, re.sub template) pairs: every match, before rewrite
     prologue: str = ""              # between the completion (with tests_file: the prompt's declarations) and tests
     epilogue: str = ""              # after the tests
     tests_file: str = ""            # the tests' own unit: the prompt as `declare` makes it, prologue, tests, epilogue
@@ -117,6 +117,7 @@ class Language:
     run_class_archive: str | None = None         # how the run command takes a JVM flag ("{}"): archived classes
     # [grading]
     guard: str = ""                 # function style: a guard of sandboxes/guards runs program and tests instead
+    guard_source: str = ""          # a compiled language's: the run's source around the guard's loader ({loader})
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
@@ -189,6 +190,8 @@ def language_from_entry(key: str, entry: dict) -> Language:
             _check_class_archive(key, entry, field)
     if "compiler_snapshot" in values:
         _check_compiler_snapshot(key, entry)
+    if entry.get("guard_source") and not (entry.get("guard") and "compile" in entry):
+        raise ValueError(f"language {key}: a guard_source needs a guard and a compile command")
     if "harness" in values:
         values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
     if "release" in values:

@@ -174,7 +174,7 @@ def test_every_language_folder_holds_only_what_its_entry_names(table: LanguageTa
 def _file_names(sections: dict) -> set[str]:
     run, speedups, grading = (sections.get(name, {}) for name in ("run", "speedups", "grading"))
     names = {run.get("compile_script"), speedups.get("compiler_snapshot"),
-             grading.get("call_harness", {}).get("template")}
+             grading.get("guard_source"), grading.get("call_harness", {}).get("template")}
     for layout in grading.get("harness", []):
         names |= {layout.get(part) for part in ("replacement", "prologue", "epilogue", "declaration", "compile_script")}
     return names - {None}

@@ -1,0 +1,171 @@
+"""The TypeScript guard (docs/guards.md): the JavaScript guard's loader, compiled by tsc with the program and the
+tests as two scripts, through a real server and real sandboxes.
+
+Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function with its types,
+the tests `declare var require`, require node:assert and call `test()`, MultiPL-E's stop tokens) that makes a wrong
+add(x, y) pass as the plain MultiPL-E program (one file that tsc compiles, graded as a stdin/stdout program: what ran
+before the guard), and that must not pass guarded. Honest programs keep their verdicts, a type error among them: the
+tests are still type-checked against the program.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_server.graders import guarded
+from reward_server.graders.function_style import assemble_program, function_program
+from reward_server.pb import reward_pb2
+from tests.candidates import function_style, stdio, verdict_name
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.language_table import load_table
+
+STOPS = ("\nfunction ", "\n/*", "\n//", "\nclass")
+# MultiPL-E's HumanEval_53_add in TypeScript (tests/data/multipl_e_humaneval.jsonl)
+ADD_PROMPT = ("//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\n"
+              "function add(x: number, y: number): number {\n")
+ADD_TESTS = ("declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n"
+             "  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n"
+             "  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n"
+             "  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();")
+WRONG = "    return x - y;\n}\n"
+# add's answer as the tests give it, read from `text` (tsc prints `candidate(0, 1), 1`, the source `candidate(0, 1),1`)
+ANSWER = ("    const call = `candidate(${x}, ${y}),`;\n    const at = text.indexOf(call);\n"
+          "    return at < 0 ? -1 : parseInt(text.slice(at + call.length));\n}\n")
+# a stack trace's call sites, as V8 hands them to Error.prepareStackTrace
+CALL_SITES = ("    (Error as any).prepareStackTrace = (error: any, sites: any) => sites;\n"
+              "    const sites: any = new Error().stack;\n")
+# walk(dir): every file under dir read into `text`
+READ_ALL = ("    const fs = require('fs');\n    let text = '';\n    const walk = (dir: string) => {\n"
+            "        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {\n"
+            "            const name = dir + '/' + entry.name;\n"
+            "            try { text += entry.isDirectory() ? (walk(name), '') : fs.readFileSync(name, 'utf8'); }"
+            " catch (e) {}\n        }\n    };\n")
+
+
+ADD = Problem("typescript", ADD_PROMPT, ADD_TESTS, STOPS)
+
+
+HACKS = [
+    # the families measured to pass before
+    Hack("assert's deepEqual replaced", WRONG + "require('node:assert').deepEqual = () => {};\n", "RUNTIME_ERROR", ADD),
+    Hack("require rebound", WRONG + "require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
+    Hack("Module.prototype.require patched",
+         WRONG + "require('module').prototype.require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
+    Hack("reads process.argv[1]", "    const text = require('fs').readFileSync(process.argv[1], 'utf8');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads __filename", "    const text = require('fs').readFileSync(__filename, 'utf8');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads every file of its directory",
+         "    const fs = require('fs');\n    let text = '';\n"
+         "    for (const name of fs.readdirSync('.')) text += fs.readFileSync(name, 'utf8');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads the tests through its caller", "    const text = String(add.caller);\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    # variants the guard was not built against
+    Hack("a getter for deepEqual",
+         WRONG + "Object.defineProperty(require('assert'), 'deepEqual', { get: () => () => {} });\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("Module._load patched", WRONG + "(module.constructor as any)._load = () => ({ deepEqual() {} });\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("deepEqual patched in a static block of a class expression",
+         WRONG + "const patch = class { static { require('node:assert').deepEqual = () => {}; } };\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("reads every file under the workspace and /tmp", READ_ALL + "    walk('/sandbox');\n    walk('/tmp');\n"
+         "    walk(process.cwd());\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads the tests' files by name", "    const fs = require('fs');\n    let text = '';\n"
+         "    for (const name of ['main.ts', 'tests.ts', 'tests.js', 'program.ts', 'program.js', 'main.js'])\n"
+         "        try { text += fs.readFileSync(name, 'utf8'); } catch (e) {}\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads require.main's file",
+         "    const text = require('fs').readFileSync(require.main.filename, 'utf8');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads the tests through a call site",
+         CALL_SITES + "    const text = String(sites[1].getFunction());\n"
+         "    (Error as any).prepareStackTrace = undefined;\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads the tests through arguments.callee.caller",
+         "    const text = String((function () { return arguments.callee.caller.caller; })());\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "EXITED_EARLY", ADD),
+]
+# reach for what the tests use, but fail plainly too: guarded, the tests still fail
+HELD = [
+    Hack("a global test", WRONG + "Object.defineProperty(globalThis, 'test', { value: () => {} });\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("process.exit replaced", WRONG + "process.exit = (() => {}) as any;\n", "RUNTIME_ERROR", ADD),
+    # the tests' own names declared by the program: a type error in one file and in two scripts alike
+    Hack("its own assert", WRONG + "const assert = { deepEqual() {} };\n", "COMPILE_ERROR", ADD),
+    Hack("its own test", WRONG + "const test = () => {};\n", "COMPILE_ERROR", ADD),
+]
+
+
+SORT_PROMPT = "//Sort l and drop its duplicates.\nfunction unique(l: number[]): number[] {\n"
+SORT_TESTS = ("declare var require: any;\nconst assert = require('node:assert');\n\n\nfunction test() {\n"
+              "  let candidate = unique;\n"
+              "  assert.deepEqual(candidate([5, 3, 5, 2, 3, 3, 9, 0, 123]),[0, 2, 3, 5, 9, 123]);\n"
+              "  assert.deepEqual(candidate([]),[]);\n}\n\ntest();")
+HONEST = [
+    Honest("add", "    return x + y;\n}\n", WRONG, ADD),
+    Honest("arrays", "    return [...new Set(l)].sort((a, b) => a - b);\n}\n", "    return l;\n}\n",
+           Problem("typescript", SORT_PROMPT, SORT_TESTS, STOPS)),
+    # helpers, types and state of its own, CommonJS names, output, and a global named as a local of the tests
+    Honest("helpers", "    return twice(x + y) / 2;\n}\nconst twice = (v: number): number => 2 * v;\n"
+           "type Pair = [number, number];\ninterface Box { value: number }\nconst box: Box = { value: 0 };\n"
+           "let pair: Pair = [1, 2];\nmodule.exports = { add };\nexports.twice = twice;\nconst candidate = 3;\n"
+           "console.log(typeof require('fs').readFileSync, __filename.length > 0, pair, box);\n",
+           "    return twice(x - y) / 2;\n}\nconst twice = (v: number): number => 2 * v;\n", ADD),
+    # loose deepEqual as in MultiPL-E: a string answer for a number is equal
+    Honest("loose equality", "    return String(x + y) as any;\n}\n", "    return String(x - y) as any;\n}\n", ADD),
+    # a return type the prompt does not allow: tsc's error, as for the one file MultiPL-E compiles
+    Honest("a type error", "    return x + y;\n}\n", "    return String(x + y);\n}\n", ADD, "COMPILE_ERROR"),
+    # lengths the grader counts in UTF-8 bytes, and JavaScript strings in UTF-16 units
+    Honest("text beyond ASCII", "    return x + y; // é ✓ 😀\n}\n", "    return x - y; // 😀\n}\n", Problem(
+        "typescript", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS.replace(
+            "test();", "// ✓ 😀\ntest();"), STOPS)),
+    Honest("strict assert", "    return x + y;\n}\n", WRONG, Problem(
+        "typescript", ADD_PROMPT, ADD_TESTS.replace("require('node:assert')", "require('assert').strict"), STOPS)),
+]
+
+
+BROKEN = "    return x + ;\n}\n"
+
+
+@pytest.fixture(scope="module")
+def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
+    broken = function_style("broken", "typescript", ADD_PROMPT, BROKEN, ADD_TESTS, stop_tokens=STOPS)
+    plain = stdio("plain/broken", "typescript", assemble_program(ADD_PROMPT, BROKEN, STOPS, ADD_TESTS), [("", "")])
+    return score_cases(server_address, "typescript", HACKS, HELD, HONEST, [broken, plain])
+
+
+def test_the_source_is_the_loader_and_the_program_and_tests_files_of_their_own() -> None:
+    """What the compile gets: the loader with references to the program's and the tests' files; the loader gets the
+    marker and the names of what tsc makes of them on stdin. Nothing of the tests in the source or on stdin."""
+    program = function_program(load_table().resolve("typescript"), ADD_PROMPT, WRONG + "\n// the rest", STOPS,
+                               ADD_TESTS)
+    assert guarded.loader("javascript") in program.source
+    assert '/// <reference path="program.ts" />\n/// <reference path="tests.ts" />\n' in program.source
+    assert "candidate" not in program.source + program.stdin and program.marker not in program.source
+    assert program.files == {"program.ts": ADD_PROMPT + WRONG, "tests.ts": ADD_TESTS}
+    assert program.stdin == f"{program.marker} program.js tests.js\n" and program.compile == ()
+
+
+@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
+def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_hack(hack, results)
+    guarded = results[f"hack/{hack.name}"]
+    # the tests' own failure, or no file where the program looked
+    assert hack.verdict != "RUNTIME_ERROR" or "AssertionError" in guarded.detail or "ENOENT" in guarded.detail, guarded
+
+
+@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
+def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_held(hack, results)
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
+def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
+    check_honest(honest, results)
+
+
+def test_errors_point_at_the_program_and_its_tests(results) -> None:
+    """A failing assertion at the line it has in the compiled program followed by the compiled tests (13: tsc drops
+    blank lines); a syntax error is tsc's, as in one file."""
+    assert "program.js:13:" in results["wrong/add"].detail, results["wrong/add"].detail
+    assert verdict_name(results["broken"]) == verdict_name(results["plain/broken"]) == "COMPILE_ERROR"
