@@ -256,8 +256,11 @@ def _with_compiler_flags(argv: Sequence[str], flags: Sequence[str]) -> tuple[str
 
 def _with_jvm_flags(template: str, argv: Sequence[str], flags: Sequence[str], archive: str) -> tuple[str, ...]:
     """The command with JVM flags (`{archive}` filled in) passed the table's way (`template`), right after its
-    program."""
-    return (argv[0], *(template.format(flag.format(archive=archive)) for flag in flags), *argv[1:])
+    program, or a compile script's arguments (after its source), which it passes on to its compiler ("$@")."""
+    passed = tuple(template.format(flag.format(archive=archive)) for flag in flags)
+    if tuple(argv[:len(SCRIPT)]) == SCRIPT:
+        return (*argv, *passed)
+    return (argv[0], *passed, *argv[1:])
 
 
 def _run(argv: Sequence[str], cwd: pathlib.Path, compiling: Step, stdin: bytes) -> str | None:

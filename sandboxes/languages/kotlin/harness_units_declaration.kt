@@ -1,0 +1,2 @@
+package reward_tests_
+import {entry}
