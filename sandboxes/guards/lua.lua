@@ -94,7 +94,9 @@ local function tests_require(env, tests)
   for _, name in next, LIBRARIES do modules[name] = env[name] end
   env.require = function(name)
     local module = modules[name]
-    if module == nil then error("module '" .. tostring(name) .. "' not found (the tests may require what they name)", 2) end
+    if module == nil then
+      error("module '" .. tostring(name) .. "' not found (the tests may require what they name)", 2)
+    end
     return module
   end
   for _, name in gmatch(tests, 'require%s*%(?%s*([\'"])([%w_%.%-]+)%1') do

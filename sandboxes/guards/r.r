@@ -12,10 +12,13 @@
 # The tests run in an environment of their own: the prompt's names as the program left them, then copies of base's
 # bindings taken before the program ran (those the tests name and those these name in turn, base's closures
 # enclosed by the copies, so that what the program rebinds in base's namespace or the global environment changes
-# none of them), then the attached packages; never the global environment. After 3 has completed, the callback writes the marker to stderr.
+# none of them), then the attached packages; never the global environment. The callback's steps look names up in
+# those copies too. After 3 has completed, the callback writes the marker to stderr. The byte-code compiler is off
+# while this loader prepares (its code runs once) and back on before the program runs.
 # Base R only: this runs under the sandbox's Rscript.
 
 invisible(local({
+  jit <- .Internal(enableJIT(0L))    # nothing of this loader is worth compiling: it runs once
   stdin <- file("stdin", "rb")
   chunks <- list()
   repeat {
@@ -28,52 +31,34 @@ invisible(local({
   newline <- match(as.raw(10L), data)
   header <- strsplit(rawToChar(data[seq_len(newline - 1L)]), " ", fixed = TRUE)[[1L]]
   marker <- header[1L]
-  text <- function(from, to) {     # bytes from..to as UTF-8 text (the header's lengths are in bytes)
-    value <- if (from <= to) rawToChar(data[from:to]) else ""
-    Encoding(value) <- "UTF-8"
-    value
-  }
   prompt_end <- newline + as.numeric(header[2L])
   program_end <- prompt_end + as.numeric(header[3L])
-  prompt <- text(newline + 1, prompt_end)
-  program <- text(newline + 1, program_end)
+  # prompt, program and tests as UTF-8 text (the header's lengths are in bytes)
+  texts <- vapply(list(data[(newline + 1):prompt_end], data[(newline + 1):program_end],
+                       data[seq_len(length(data) - program_end) + program_end]), rawToChar, "")
+  Encoding(texts) <- "UTF-8"
   # the tests' lines numbered as in prompt + completion + "\n" + tests
-  program_lines <- sum(data[seq_len(program_end - newline) + newline] == as.raw(10L)) + 1L
-  tests <- parse(text = c(rep("", program_lines), text(program_end + 1, length(data))),
-                 srcfile = srcfilecopy("program.r", ""), keep.source = FALSE)
-  assign(".reward_program", parse(text = program, srcfile = srcfilecopy("program.r", ""), keep.source = FALSE),
+  program_lines <- sum(data[(newline + 1):program_end] == as.raw(10L)) + 1L
+  tests <- parse(text = c(rep("", program_lines), texts[3L]), srcfile = srcfilecopy("program.r", ""),
+                 keep.source = FALSE)
+  assign(".reward_program", parse(text = texts[2L], srcfile = srcfilecopy("program.r", ""), keep.source = FALSE),
          envir = globalenv())
 
-  # the tools: base's bindings the tests name, and those their closures name (with the S3 methods of the generics
-  # among them), copied and enclosed by the copy; two levels, as forcing all of base's lazy-loaded bindings costs
-  # more than the run; behind them the attached packages, then base itself
-  tools <- new.env(parent = parent.env(globalenv()))
-  base <- .BaseNamespaceEnv
-  in_base <- ls(base, all.names = TRUE, sorted = FALSE)
-  wanted <- all.names(tests)
-  for (level in 1:2) {
-    wanted <- setdiff(intersect(wanted, in_base), names(tools))
-    values <- mget(wanted, envir = base)
-    closures <- vapply(values, function(value) is.function(value) && identical(environment(value), base), NA)
-    values[closures] <- lapply(values[closures], `environment<-`, tools)
-    list2env(values, tools)
-    named <- lapply(values[closures], function(value) c(all.names(body(value)), unlist(lapply(formals(value), all.names))))
-    generics <- names(named)[vapply(named, function(names) "UseMethod" %in% names, NA)]
-    wanted <- c(unlist(named, use.names = FALSE),
-                unlist(lapply(paste0(generics, "."), function(prefix) in_base[startsWith(in_base, prefix)])))
-  }
-  prompt_names <- regmatches(prompt, gregexpr("(?m)^[A-Za-z.][A-Za-z0-9._]*(?=\\s*(<-|=))", prompt, perl = TRUE))[[1L]]
+  prompt_names <- regmatches(texts[1L], gregexpr("(?m)^[A-Za-z.][A-Za-z0-9._]*(?=\\s*(<-|=))", texts[1L],
+                                                 perl = TRUE))[[1L]]
 
   finished <- new.env(parent = emptyenv())
-  callback <- function(expr, value, ok, visible) {
-    task <<- task + 1L
-    if (task == 2L) {      # the program has run: the tests go in place, and nothing of the program's runs before them
-      for (other in setdiff(getTaskCallbackNames(), "reward_tests")) removeTaskCallback(other)
+  steps <- list(
+    function() {           # this loader has run: the program's code is compiled as in a plain run
+      .Internal(enableJIT(jit))
+      TRUE
+    },
+    function() {           # the program has run: the tests go in place, and nothing of the program's runs before them
+      vapply(setdiff(getTaskCallbackNames(), "reward_tests"), removeTaskCallback, NA)
       suppressWarnings(rm(list = c(".reward_program", ".reward_tests"), envir = globalenv()))
       names <- new.env(parent = tools)
-      for (name in prompt_names) {
-        if (exists(name, envir = globalenv(), inherits = FALSE)) assign(name, get(name, envir = globalenv()), names)
-      }
+      present <- prompt_names[vapply(prompt_names, exists, NA, envir = globalenv(), inherits = FALSE)]
+      list2env(mget(present, envir = globalenv()), names)
       run <- function() {
         eval(tests, new.env(parent = names))
         assign("done", TRUE, envir = finished)
@@ -81,13 +66,46 @@ invisible(local({
       }
       environment(run) <- list2env(list(tests = tests, names = names, finished = finished), parent = tools)
       assign(".reward_tests", run, envir = globalenv())
-    }
-    if (task < 3L) return(TRUE)
-    if (isTRUE(get0("done", envir = finished, inherits = FALSE))) cat(marker, "\n", sep = "", file = stderr())
-    FALSE
+      TRUE
+    },
+    function() {           # the tests have run
+      if (isTRUE(get0("done", envir = finished, inherits = FALSE))) cat(marker, "\n", sep = "", file = stderr())
+      FALSE
+    })
+  callback <- function(expr, value, ok, visible) {
+    task <<- task + 1L
+    steps[[task]]()
   }
-  environment(callback) <- list2env(list(task = 0L, tools = tools, tests = tests, prompt_names = prompt_names,
-                                         finished = finished, marker = marker), parent = tools)
+
+  # the tools: base's bindings that the tests and the callback's steps name, and those their closures name (with
+  # the S3 methods of the generics among them), copied and enclosed by the copy, their byte code kept (compiling
+  # them again costs more than a run); two levels, as forcing all of base's lazy-loaded bindings costs more than the
+  # run too; behind them the attached packages, then base itself
+  tools <- new.env(parent = parent.env(globalenv()))
+  base <- .BaseNamespaceEnv
+  in_base <- ls(base, all.names = TRUE, sorted = FALSE)
+  enclose <- function(f) {
+    code <- .Internal(bodyCode(f))
+    if (typeof(code) == "bytecode") .Internal(bcClose(formals(f), code, tools)) else `environment<-`(f, tools)
+  }
+  wanted <- c(all.names(tests), all.names(body(callback)), unlist(lapply(lapply(steps, body), all.names)))
+  for (level in 1:2) {
+    wanted <- setdiff(intersect(wanted, in_base), names(tools))
+    values <- mget(wanted, envir = base)
+    closures <- vapply(lapply(values, environment), identical, NA, base)
+    values[closures] <- lapply(values[closures], enclose)
+    list2env(values, tools)
+    named <- lapply(lapply(values[closures], body), all.names)
+    defaults <- unlist(lapply(lapply(values[closures], formals), as.list), use.names = FALSE)
+    generics <- names(named)[vapply(named, is.element, NA, el = "UseMethod")]
+    methods <- if (length(generics)) grep(paste0("^(", paste(gsub(".", "\\.", generics, fixed = TRUE),
+                                                              collapse = "|"), ")\\."), in_base, value = TRUE)
+    wanted <- c(unlist(named, use.names = FALSE), all.names(as.call(c(as.name("list"), defaults))), methods)
+  }
+  # what the callback's steps find: these values, then the tools (never the global environment, nor this one)
+  steps <- lapply(steps, `environment<-`, list2env(list(jit = jit, tools = tools, tests = tests, finished = finished,
+                                                        prompt_names = prompt_names, marker = marker), parent = tools))
+  environment(callback) <- list2env(list(task = 0L, steps = steps), parent = tools)
   addTaskCallback(callback, name = "reward_tests")
 }))
 eval(.reward_program)
