@@ -45,21 +45,31 @@ class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
 
-def workspace_files(language: Language, source: str, files: Mapping[str, str] | None) -> dict[str, str]:
-    """Every file a workspace starts with, by name: the source under its language's name, then the extra files,
-    whose names must be plain (no directory) and not the source's."""
+def workspace_files(language: Language, source: str, files: Mapping[str, str] | None,
+                    data_files: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every file a workspace starts with, by name: the source under its language's name, then the extra files, then
+    the data files, whose names must be plain (no directory), not the source's and not each other's."""
     source_name = language.source_name(source)
-    for name in files or {}:
+    extra = {**(files or {}), **(data_files or {})}
+    for name in extra:
         if not name or name in (".", "..", source_name) or "/" in name or "\0" in name:
             raise SandboxError(f"extra file name {name!r} is not a plain file name other than the source's")
-    return {source_name: source, **(files or {})}
+    if len(extra) != len(files or {}) + len(data_files or {}):
+        raise SandboxError("a data file has an extra file's name")
+    return {source_name: source, **extra}
+
+
+def compiled_away(language: Language, source: str, files: Mapping[str, str] | None) -> list[str]:
+    """The files a compile consumes, gone once it has ended: the source and the extra files (a program's tests may be
+    among them), never the data files its runs read."""
+    return [language.source_name(source), *(files or {})]
 
 
 class Workspace(Protocol):
     async def compile(self, deadline: float | None) -> RunResult | None:
         """Compile the source; None for interpreted languages. deadline is loop.time()-based. Once the compile has
-        ended, the files the workspace started with (workspace_files) are gone: the runs see what the compile built,
-        never the source that holds a function-style program's tests (docs/guards.md)."""
+        ended, the source and the extra files are gone (compiled_away): the runs see what the compile built and the
+        data files, never the source that holds a function-style program's tests (docs/guards.md)."""
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         """Run the (compiled) program once with stdin under limits; `args` follow the language's run command."""
@@ -84,7 +94,9 @@ class Backend(Protocol):
         """Release every resource; no process or container is left behind."""
 
     def workspace(
-        self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None
+        self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
+        data_files: Mapping[str, str] | None = None,
     ) -> contextlib.AbstractAsyncContextManager[Workspace]:
-        """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots); `files` (plain names, not
-        the source's) are written next to the source. Raises SandboxError for a name that is not a plain one."""
+        """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots); `files` (what the compile
+        reads) and `data_files` (what the runs read) are written next to the source, under plain names. Raises
+        SandboxError for a name that is not a plain one."""

@@ -124,7 +124,8 @@ class Checkers:
             return
         language, _ = found
         wrapper = WRAPPERS.get(language.key)
-        files: dict[str, str] = {}      # one file per distinct text of each kind (and the wrapped checker's own)
+        files: dict[str, str] = {}      # what the runs read: one file per distinct text of each kind (and the wrapped
+        #                                 checker's own source)
         names: dict[tuple[str, str], str] = {}
 
         def named(kind: str, text: str) -> str:
@@ -140,7 +141,7 @@ class Checkers:
         if wrapper is not None:
             files[wrapper.checker_file] = spec.source
             source = wrapper.source()
-        async with self.pool.workspace(language, source, files=files, priority=self.priority,
+        async with self.pool.workspace(language, source, data_files=files, priority=self.priority,
                                        caller=self.caller, deadline=self.deadline) as workspace:
             compiled = await workspace.compile(self.deadline)
             log.info("checker (%s) built once for %d candidate(s), %d check(s)", language.key, len(requests),

@@ -35,7 +35,7 @@ import docker.errors
 import requests.exceptions
 from docker.types import LogConfig
 
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, SlotState, workspace_files
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, SlotState, compiled_away, workspace_files
 from sandboxes.backends.docker import RECYCLE_AFTER, WARM
 from sandboxes.backends.docker.channel import Channel, ChannelError
 from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
@@ -201,15 +201,15 @@ class DockerBackend:
             self.client = None
 
     @contextlib.asynccontextmanager
-    async def workspace(self, language: Language, source: str, slot: int,
-                        files: Mapping[str, str] | None = None) -> AsyncIterator[DockerWorkspace]:
+    async def workspace(self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
+                        data_files: Mapping[str, str] | None = None) -> AsyncIterator[DockerWorkspace]:
         info = self.describe(language)
         if not info.ready:
             raise SandboxError(f"{language.key}: {info.reason}")
         pinned = self.lock.images[language.key]
-        if files and pinned.protocol == "agnostics":
+        if (files or data_files) and pinned.protocol == "agnostics":
             raise SandboxError(f"{language.key}: its image's Agnostics protocol takes the source alone, no extra files")
-        workdir = workspace_files(language, source, files)
+        workdir = workspace_files(language, source, files, data_files)
         stats = self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key)))
         box = await self._acquire(language)
         self._busy[box] = language.key
@@ -217,7 +217,8 @@ class DockerBackend:
         stats.jobs += 1
         healthy = False
         try:
-            workspace = DockerWorkspace(self, box, language, source, pinned, workdir)
+            workspace = DockerWorkspace(self, box, language, source, pinned, workdir,
+                                        compiled_away(language, source, files))
             await workspace.prepare()
             yield workspace
             healthy = True
@@ -452,12 +453,13 @@ class DockerWorkspace:
     """One candidate in one container: a wiped workdir holding its source; compile once, run per test."""
 
     def __init__(self, backend: DockerBackend, box: Sandbox, language: Language, source: str,
-                 pinned: PinnedImage, files: dict[str, str]) -> None:
+                 pinned: PinnedImage, files: dict[str, str], compiled_away: list[str]) -> None:
         self.backend = backend
         self.box = box
         self.language = language
         self.source = source
-        self.files = files      # the workdir's files: the source and any extra ones
+        self.files = files      # the workdir's files: the source, the extra and the data files
+        self.compiled_away = compiled_away
         self.agnostics = pinned.protocol == "agnostics"
 
     async def prepare(self) -> None:
@@ -475,7 +477,7 @@ class DockerWorkspace:
             return None
         compiled = await self._exec(using(self.language, self.source, step), b"", deadline)
         if compiled.status is not RunStatus.SANDBOX_ERROR:
-            answer = await self._request({"op": "remove", "names": list(self.files)}, START_TIMEOUT_S, deadline)
+            answer = await self._request({"op": "remove", "names": self.compiled_away}, START_TIMEOUT_S, deadline)
             if isinstance(answer, RunResult):
                 return answer
             if not answer.get("ok"):

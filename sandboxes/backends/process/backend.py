@@ -46,7 +46,7 @@ import shutil
 import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, workspace_files
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, compiled_away, workspace_files
 from sandboxes.backends.process.artifact_builds import ArtifactBuilds
 from sandboxes.backends.process.command import Commands, which
 from sandboxes.backends.process.host import choose
@@ -185,8 +185,8 @@ class ProcessBackend:
     # --- workspaces -------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def workspace(self, language: Language, source: str, slot: int,
-                        files: Mapping[str, str] | None = None) -> AsyncIterator[ProcessWorkspace]:
+    async def workspace(self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
+                        data_files: Mapping[str, str] | None = None) -> AsyncIterator[ProcessWorkspace]:
         if not 0 <= slot < len(self._slots):
             raise SandboxError(f"slot {slot} does not exist (started with {len(self._slots)} slots)")
         state = self._slots[slot]
@@ -195,12 +195,11 @@ class ProcessBackend:
         state.busy = True
         path = state.new_workspace_dir(f"w{next(self._counter)}")
         try:
-            starting = workspace_files(language, source, files)
-            for name, text in starting.items():
+            for name, text in workspace_files(language, source, files, data_files).items():
                 file_path = path / "box" / name
                 file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
                 state.own(file_path)
-            yield ProcessWorkspace(self, language, source, state, path, tuple(starting))
+            yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files))
         finally:
             try:
                 await state.sweep()
@@ -225,13 +224,13 @@ class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path, starting_files: tuple[str, ...]) -> None:
+                 path: pathlib.Path, compiled_away: list[str]) -> None:
         self.backend = backend
         self.language = language
         self.source = source
         self.slot = slot
         self.path = path
-        self.starting_files = starting_files
+        self.compiled_away = compiled_away
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
@@ -240,7 +239,7 @@ class ProcessWorkspace:
         step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
         compiled = await self.backend.supervisor.execute(self.slot, self.path, step, b"", deadline=deadline,
                                                          artifact_tree=artifact_tree)
-        for name in self.starting_files:
+        for name in self.compiled_away:
             (self.path / "box" / name).unlink(missing_ok=True)
         return compiled
 
