@@ -59,6 +59,16 @@ PYTHON_CHECKER = textwrap.dedent("""
         sys.exit(2)
     sys.exit(0 if sorted(got) == list(range(1, n + 1)) else 1)
     """)
+JAVASCRIPT_CHECKER = textwrap.dedent("""
+    const fs = require('fs');
+    const [inputFile, outputFile, answerFile] = process.argv.slice(2);
+    const n = Number(fs.readFileSync(inputFile, 'utf8'));
+    if (fs.readFileSync(answerFile, 'utf8').trim().split(/\\s+/).length !== n) throw new Error('a bad answer file');
+    const got = fs.readFileSync(outputFile, 'utf8').trim().split(/\\s+/).map(Number);
+    if (got.some(Number.isNaN)) process.exit(2);
+    got.sort((a, b) => a - b);
+    process.exit(got.length === n && got.every((v, i) => v === i + 1) ? 0 : 1);
+    """)
 PROGRAMS = {   # Python programs: name -> (code, verdict)
     "in-order": ("n = int(input())\nprint(*range(1, n + 1))\n", "PASS"),
     "reversed": ("n = int(input())\nprint(*range(n, 0, -1))\n", "PASS"),
@@ -95,8 +105,9 @@ def builds(server: ServerHandle) -> list[str]:
 
 
 @pytest.mark.parametrize("checker", [reward_pb2.Checker(language="cpp", source=CPP_CHECKER),
-                                     reward_pb2.Checker(language="python", source=PYTHON_CHECKER)],
-                         ids=["cpp-checker", "python-checker"])
+                                     reward_pb2.Checker(language="python", source=PYTHON_CHECKER),
+                                     reward_pb2.Checker(language="javascript", source=JAVASCRIPT_CHECKER)],
+                         ids=["cpp-checker", "python-checker", "javascript-checker"])
 def test_a_checker_accepts_any_valid_permutation(server: ServerHandle, checker: reward_pb2.Checker) -> None:
     before = len(builds(server))
     candidates = [candidate(name, "python", code, checker) for name, (code, _) in PROGRAMS.items()]
@@ -140,6 +151,19 @@ def test_each_test_has_its_verdict_and_the_first_failure_decides(server: ServerH
     (reward_pb2.Checker(language="python", source=PYTHON_CHECKER.replace("open(answer_file)", "open(input_file)")),
      "INFRA_CHECKER_ERROR", "AssertionError"),
     (reward_pb2.Checker(language="cobol", source="x"), "INFRA_UNKNOWN_LANGUAGE", "unknown checker language"),
+    (reward_pb2.Checker(language="javascript", source="process.exit(\n"), "INFRA_CHECKER_ERROR",
+     "the checker does not parse"),
+    (reward_pb2.Checker(language="javascript", source="throw new Error('checker bug');\n"), "INFRA_CHECKER_ERROR",
+     "Error: checker bug"),
+    (reward_pb2.Checker(language="javascript", source="Promise.reject(new RangeError('later'));\n"),
+     "INFRA_CHECKER_ERROR", "RangeError: later"),
+    (reward_pb2.Checker(language="javascript", source="require('fs').readFileSync(process.argv[2] + '.missing');\n"),
+     "INFRA_CHECKER_ERROR", "ENOENT"),
+    (reward_pb2.Checker(language="rust", source='fn main() { panic!("checker bug"); }\n'), "INFRA_CHECKER_ERROR",
+     "exit code 101"),
+    # Java ends an uncaught exception with 1, testlib's wrong answer, and has no wrapper here
+    (reward_pb2.Checker(language="java", source="public class Main { public static void main(String[] a) {} }\n"),
+     "INFRA_UNSUPPORTED_TEST", "no checker runs in java here"),
 ])
 def test_a_broken_checker_is_never_the_models_fault(server: ServerHandle, checker: reward_pb2.Checker,
                                                     verdict: str, detail: str) -> None:
@@ -182,6 +206,10 @@ EXITS_1_AND_2 = [   # (language, checker source): each ends on purpose with test
     ("python", "import sys\nsys.exit('wrong answer: a message')\n"),
     ("cpp", "int main() { return 1; }\n"),
     ("cpp", "#include <cstdlib>\nint main() { std::exit(2); }\n"),
+    ("javascript", "process.exit(1);\n"),
+    ("javascript", "process.exitCode = 2;\n"),
+    ("javascript", "setTimeout(() => process.exit(2), 1);\n"),
+    ("rust", "fn main() { std::process::exit(1); }\n"),
 ]
 
 

@@ -5,9 +5,10 @@ test's stdin, the program's stdout and the expected output, as files in the chec
 1 or 2 is a wrong answer (testlib's WA and PE); 3 (testlib's FAIL), any other status, a signal or a limit is the
 checker's failure, never the model's: INFRA_CHECKER_ERROR, as is a checker that does not compile.
 
-A runtime that ends a source that does not parse, or an uncaught error, with status 1 (Python) would turn a broken
-checker into the model's wrong answer, so such a checker runs under a trusted wrapper (WRAPPERS): its source is
-parsed once before the checks, like a compile, and an error that escapes it ends the run with WRAPPED_FAILURE.
+A runtime that ends a source that does not parse, or an uncaught error, with status 1 (Python, JavaScript) would turn
+a broken checker into the model's wrong answer, so such a checker runs under its language's trusted wrapper (the
+table's `checker`): its source is parsed once before the checks, like a compile, and an error that escapes it ends
+the run with WRAPPED_FAILURE. A language whose runtime does so and that has no wrapper runs no checker.
 
 A checker serves every candidate of a request that names it (a GRPO group's generations): it is compiled once, in
 one workspace, when all of them have their outputs. A candidate holds no sandbox slot while it waits, so waiting
@@ -23,11 +24,11 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Iterator, Sequence
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from reward_server.graders.runs import Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
-from sandboxes.languages import LanguageTable
+from sandboxes.languages import NATIVE_CHECKER, Language, LanguageTable
 from sandboxes.pool import SandboxPool
 from sandboxes.results import Limits, RunResult, RunStatus
 
@@ -41,21 +42,13 @@ WRAPPED_FAILURE = 70            # how a wrapper ends a checker that does not par
 PARSE_ONLY = "--parse-only"     # a wrapper's only argument when it is only to parse the checker
 
 
-@dataclasses.dataclass(frozen=True)
-class CheckerWrapper:
-    """A trusted program that runs a checker of its language: the checker's source is a file of the workdir."""
-
-    template: str       # with {checker_file}, {parse_only} and {failed} to fill in
-    checker_file: str
-
-    def source(self) -> str:
-        return (self.template.replace("{checker_file}", self.checker_file).replace("{parse_only}", PARSE_ONLY)
-                .replace("{failed}", str(WRAPPED_FAILURE)))
-
-
-# the checker languages whose runtime ends what does not parse, or an uncaught error, with testlib's 1 or 2
-WRAPPERS = {"python": CheckerWrapper(Path(__file__).with_name("python_checker.py").read_text(encoding="utf-8"),
-                                     "checker.py")}
+def wrapped(language: Language, checker: str) -> tuple[str, dict[str, str]]:
+    """(source, files) of a checker under its language's wrapper: the wrapper, and the checker's own source beside it
+    (`checker` with the language's source extension)."""
+    checker_file = "checker" + PurePosixPath(language.source_file).suffix
+    source = (language.checker.replace("{checker_file}", checker_file).replace("{parse_only}", PARSE_ONLY)
+              .replace("{failed}", str(WRAPPED_FAILURE)))
+    return source, {checker_file: checker}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,7 +116,11 @@ class Checkers:
             _settle(requests, [CheckOutcome(found.verdict, found.detail)])
             return
         language, _ = found
-        wrapper = WRAPPERS.get(language.key)
+        if not language.checker:
+            _settle(requests, [CheckOutcome(Verdict.INFRA_UNSUPPORTED_TEST, f"no checker runs in {language.key} here: "
+                                            "its runtime ends an uncaught error as testlib's wrong answer")])
+            return
+        wrapper = language.checker != NATIVE_CHECKER
         files: dict[str, str] = {}      # what the runs read: one file per distinct text of each kind (and the wrapped
         #                                 checker's own source)
         names: dict[tuple[str, str], str] = {}
@@ -138,9 +135,9 @@ class Checkers:
                   for c in request.checks] for request in requests]
         limits = Limits(timeout_s=language.timeout_s, memory_mb=language.memory_mb)
         source = spec.source
-        if wrapper is not None:
-            files[wrapper.checker_file] = spec.source
-            source = wrapper.source()
+        if wrapper:
+            source, checker_file = wrapped(language, spec.source)
+            files |= checker_file
         async with self.pool.workspace(language, source, data_files=files, priority=self.priority,
                                        caller=self.caller, deadline=self.deadline) as workspace:
             compiled = await workspace.compile(self.deadline)
@@ -150,7 +147,7 @@ class Checkers:
                 verdict = SANDBOX_FAILURES.get(compiled.status, Verdict.INFRA_CHECKER_ERROR)
                 _settle(requests, [CheckOutcome(verdict, "the checker does not compile: " + describe_run(compiled))])
                 return
-            if wrapper is not None:
+            if wrapper:
                 parsed = await workspace.run(b"", limits, self.deadline, [PARSE_ONLY])
                 if parsed.status is not RunStatus.OK:
                     verdict = SANDBOX_FAILURES.get(parsed.status, Verdict.INFRA_CHECKER_ERROR)

@@ -2,6 +2,7 @@
 
 from sandboxes.languages.folders import LANGUAGES_DIR, LanguageFolderError
 from sandboxes.languages.model import (
+    NATIVE_CHECKER,
     SCRIPT,
     CallHarness,
     Harness,
@@ -13,5 +14,5 @@ from sandboxes.languages.model import (
 )
 from sandboxes.languages.table import LanguageTable, UnknownLanguage
 
-__all__ = ["LANGUAGES_DIR", "SCRIPT", "CallHarness", "Harness", "Language", "LanguageFolderError", "LanguageTable",
-           "PrecompiledHeaders", "Release", "UnknownLanguage", "language_from_entry", "script_command"]
+__all__ = ["LANGUAGES_DIR", "NATIVE_CHECKER", "SCRIPT", "CallHarness", "Harness", "Language", "LanguageFolderError",
+           "LanguageTable", "PrecompiledHeaders", "Release", "UnknownLanguage", "language_from_entry", "script_command"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 
-from sandboxes.languages.model import Language, language_from_entry, script_command
+from sandboxes.languages.model import NATIVE_CHECKER, Language, language_from_entry, script_command
 
 LANGUAGES_DIR = pathlib.Path(__file__).parent
 ENTRY_FILE = "language.toml"
@@ -23,7 +23,7 @@ SECTION_FIELDS: dict[str, frozenset[str]] = {
     "install": frozenset({"packages", "docker_image", "release", "setup"}),
     "speedups": frozenset({"warm_imports", "precompiled_headers", "class_archive", "compiler_snapshot",
                            "run_class_archive"}),
-    "grading": frozenset({"guard", "guard_source", "harness", "call_harness"}),
+    "grading": frozenset({"guard", "guard_source", "checker", "harness", "call_harness"}),
 }
 _HARNESS_FIELDS = frozenset({"when", "substitute", "rewrite", "replacement", "prologue", "epilogue", "tests_file",
                              "declare", "declaration", "program_end", "compile_script"})
@@ -67,6 +67,8 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
         entry["compile"] = list(script_command(_read(folder, entry.pop("compile_script"))))
     if "guard_source" in entry:
         entry["guard_source"] = _read(folder, entry["guard_source"])
+    if entry.get("checker", NATIVE_CHECKER) != NATIVE_CHECKER:
+        entry["checker"] = _read(folder, entry["checker"])
     if "harness" in entry:
         entry["harness"] = [_harness(folder, layout) for layout in entry["harness"]]
     if "call_harness" in entry:

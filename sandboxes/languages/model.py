@@ -19,6 +19,7 @@ SCHEMA = pathlib.Path(__file__).with_name("schema.toml")
 # A compile script of a language's folder runs as SCRIPT + (its text, the source file, flags...): in the script $0 is
 # the source and "$@" the flags its compiles get first (a precompiled header's -I: sandboxes/toolchain_artifacts.py).
 SCRIPT = ("sh", "-c")
+NATIVE_CHECKER = "native"   # [grading] checker: the language's checkers run as any program
 
 
 def script_command(text: str) -> tuple[str, ...]:
@@ -118,6 +119,7 @@ class Language:
     # [grading]
     guard: str = ""                 # function style: a guard of sandboxes/guards runs program and tests instead
     guard_source: str = ""          # a compiled language's: the run's source around the guard's loader ({loader})
+    checker: str = ""               # NATIVE_CHECKER, or the wrapper (its text) checkers run under; "": none here
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 

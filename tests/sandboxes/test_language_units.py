@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sandboxes.languages import LanguageFolderError, LanguageTable, language_from_entry
+from sandboxes.languages import NATIVE_CHECKER, LanguageFolderError, LanguageTable, language_from_entry
 from sandboxes.languages.samples import SamplesError, load_samples
 
 ENTRY = {"source_file": "a", "run": ["a"], "version": ["a"]}
@@ -174,7 +174,8 @@ def test_every_language_folder_holds_only_what_its_entry_names(table: LanguageTa
 def _file_names(sections: dict) -> set[str]:
     run, speedups, grading = (sections.get(name, {}) for name in ("run", "speedups", "grading"))
     names = {run.get("compile_script"), speedups.get("compiler_snapshot"),
-             grading.get("guard_source"), grading.get("call_harness", {}).get("template")}
+             grading.get("guard_source"), grading.get("call_harness", {}).get("template"),
+             grading.get("checker") if grading.get("checker") != NATIVE_CHECKER else None}
     for layout in grading.get("harness", []):
         names |= {layout.get(part) for part in ("replacement", "prologue", "epilogue", "declaration", "compile_script")}
     return names - {None}

@@ -1,5 +1,6 @@
-"""The trusted wrapper a Python checker runs under: reward_server/graders/checkers.py fills it in and runs it as the
-checker's program, the checker's own source beside it in CHECKER_FILE. Never imported by the server.
+"""The trusted wrapper a Python checker runs under (the language table's `checker`): reward_server/graders/checkers.py
+fills it in and runs it as the checker's program, the checker's own source beside it in CHECKER_FILE. Never imported
+by the server.
 
 Python ends a source that does not parse, and an exception nobody catches, with exit status 1: testlib's "wrong
 answer". Here the checker's source is parsed first (only that, given PARSE_ONLY alone, once before the checks), then
