@@ -56,9 +56,10 @@
     set +o posix
     unset POSIXLY_CORRECT __reward_option
     source /dev/stdin <<< "$__reward_tests"
-    __reward_status=$?
-    (( __reward_status )) || printf '%s\n' "$__reward_marker" >&2
-    exit "$__reward_status"
+    case $? in
+      0) printf '%s\n' "$__reward_marker" >&2 ;;
+      *) exit 1 ;;
+    esac
   else
     exit 1
   fi
