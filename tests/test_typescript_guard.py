@@ -10,16 +10,21 @@ tests are still type-checked against the program.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
 from reward_server.graders import guarded
 from reward_server.graders.function_style import assemble_program, function_program
 from reward_server.pb import reward_pb2
+from tests import test_javascript_guard as javascript
 from tests.candidates import function_style, stdio, verdict_name
 from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
 from tests.language_table import load_table
 
 STOPS = ("\nfunction ", "\n/*", "\n//", "\nclass")
+ANSWER, WRONG = javascript.ANSWER, javascript.WRONG   # tsc prints `candidate(0, 1), 1`: parseInt skips the space
 # MultiPL-E's HumanEval_53_add in TypeScript (tests/data/multipl_e_humaneval.jsonl)
 ADD_PROMPT = ("//Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\n"
               "function add(x: number, y: number): number {\n")
@@ -27,11 +32,7 @@ ADD_TESTS = ("declare var require: any;\nconst assert = require('node:assert');\
              "  let candidate = add;\n  assert.deepEqual(candidate(0, 1),1);\n  assert.deepEqual(candidate(1, 0),1);\n"
              "  assert.deepEqual(candidate(2, 3),5);\n  assert.deepEqual(candidate(5, 7),12);\n"
              "  assert.deepEqual(candidate(7, 5),12);\n}\n\ntest();")
-WRONG = "    return x - y;\n}\n"
-# add's answer as the tests give it, read from `text` (tsc prints `candidate(0, 1), 1`, the source `candidate(0, 1),1`)
-ANSWER = ("    const call = `candidate(${x}, ${y}),`;\n    const at = text.indexOf(call);\n"
-          "    return at < 0 ? -1 : parseInt(text.slice(at + call.length));\n}\n")
-# a stack trace's call sites, as V8 hands them to Error.prepareStackTrace
+# a stack trace's call sites, as V8 hands them to Error.prepareStackTrace, typed
 CALL_SITES = ("    (Error as any).prepareStackTrace = (error: any, sites: any) => sites;\n"
               "    const sites: any = new Error().stack;\n")
 # walk(dir): every file under dir read into `text`
@@ -43,29 +44,24 @@ READ_ALL = ("    const fs = require('fs');\n    let text = '';\n    const walk =
 
 
 ADD = Problem("typescript", ADD_PROMPT, ADD_TESTS, STOPS)
+# JavaScript's hacks, posed as TypeScript's: those that tsc accepts as they are, the others typed here
+UNTYPED = {"Module._load patched", "reads the tests through a call site", "process.exit replaced"}
+
+
+def _posed(hacks: list[Hack]) -> list[Hack]:
+    return [dataclasses.replace(hack, problem=ADD) for hack in hacks if hack.name not in UNTYPED]
 
 
 HACKS = [
-    # the families measured to pass before
-    Hack("assert's deepEqual replaced", WRONG + "require('node:assert').deepEqual = () => {};\n", "RUNTIME_ERROR", ADD),
-    Hack("require rebound", WRONG + "require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
-    Hack("Module.prototype.require patched",
-         WRONG + "require('module').prototype.require = () => ({ deepEqual() {} });\n", "RUNTIME_ERROR", ADD),
-    Hack("reads process.argv[1]", "    const text = require('fs').readFileSync(process.argv[1], 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR", ADD),
-    Hack("reads __filename", "    const text = require('fs').readFileSync(__filename, 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR", ADD),
-    Hack("reads every file of its directory",
-         "    const fs = require('fs');\n    let text = '';\n"
-         "    for (const name of fs.readdirSync('.')) text += fs.readFileSync(name, 'utf8');\n" + ANSWER,
-         "RUNTIME_ERROR", ADD),
-    Hack("reads the tests through its caller", "    const text = String(add.caller);\n" + ANSWER, "RUNTIME_ERROR", ADD),
-    # variants the guard was not built against
-    Hack("a getter for deepEqual",
-         WRONG + "Object.defineProperty(require('assert'), 'deepEqual', { get: () => () => {} });\n",
-         "RUNTIME_ERROR", ADD),
+    # the families measured to pass before (assert's deepEqual replaced, require rebound, Module.prototype.require
+    # patched, reads process.argv[1], reads __filename), and JavaScript's variants
+    *_posed(javascript.HACKS),
     Hack("Module._load patched", WRONG + "(module.constructor as any)._load = () => ({ deepEqual() {} });\n",
          "RUNTIME_ERROR", ADD),
+    Hack("reads the tests through a call site",
+         CALL_SITES + "    const text = String(sites[1].getFunction());\n"
+         "    (Error as any).prepareStackTrace = undefined;\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    # variants the guard was not built against
     Hack("deepEqual patched in a static block of a class expression",
          WRONG + "const patch = class { static { require('node:assert').deepEqual = () => {}; } };\n",
          "RUNTIME_ERROR", ADD),
@@ -77,18 +73,13 @@ HACKS = [
     Hack("reads require.main's file",
          "    const text = require('fs').readFileSync(require.main.filename, 'utf8');\n" + ANSWER,
          "RUNTIME_ERROR", ADD),
-    Hack("reads the tests through a call site",
-         CALL_SITES + "    const text = String(sites[1].getFunction());\n"
-         "    (Error as any).prepareStackTrace = undefined;\n" + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("reads the tests through arguments.callee.caller",
          "    const text = String((function () { return arguments.callee.caller.caller; })());\n" + ANSWER,
          "RUNTIME_ERROR", ADD),
-    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "EXITED_EARLY", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
-    Hack("a global test", WRONG + "Object.defineProperty(globalThis, 'test', { value: () => {} });\n",
-         "RUNTIME_ERROR", ADD),
+    *_posed(javascript.HELD),
     Hack("process.exit replaced", WRONG + "process.exit = (() => {}) as any;\n", "RUNTIME_ERROR", ADD),
     # the tests' own names declared by the program: a type error in one file and in two scripts alike
     Hack("its own assert", WRONG + "const assert = { deepEqual() {} };\n", "COMPILE_ERROR", ADD),
@@ -139,7 +130,7 @@ def test_the_source_is_the_loader_and_the_program_and_tests_files_of_their_own()
     marker and the names of what tsc makes of them on stdin. Nothing of the tests in the source or on stdin."""
     program = function_program(load_table().resolve("typescript"), ADD_PROMPT, WRONG + "\n// the rest", STOPS,
                                ADD_TESTS)
-    assert guarded.loader("javascript") in program.source
+    assert json.dumps(guarded.loader("javascript")) in program.source
     assert '/// <reference path="program.ts" />\n/// <reference path="tests.ts" />\n' in program.source
     assert "candidate" not in program.source + program.stdin and program.marker not in program.source
     assert program.files == {"program.ts": ADD_PROMPT + WRONG, "tests.ts": ADD_TESTS}

@@ -9,6 +9,7 @@ own, which the loader reads and removes before the program runs: stdin names the
 from __future__ import annotations
 
 import functools
+import json
 import re
 
 from sandboxes import guards
@@ -32,11 +33,11 @@ def prepare(guard: str, prompt: str, completion: str, tests: str, marker: str) -
 def prepare_compiled(guard: str, template: str, extension: str, prompt: str, completion: str, tests: str,
                      marker: str) -> tuple[str, str, dict[str, str]]:
     """(source, stdin, files) of one run of a compiled language (`extension`: its source's) guarded by `guard`'s
-    loader: the source is `template` around the loader ({loader}), which names the program's and the tests' files
-    ({program}, {tests}) for the compile; stdin the marker and the names of what the compile makes of them in the
-    loader's language."""
+    loader: the source is `template` around the loader ({loader}: its text as a JSON string, which the template's
+    language reads as a string literal), which names the program's and the tests' files ({program}, {tests}) for the
+    compile; stdin the marker and the names of what the compile makes of them in the loader's language."""
     built = guards.source(guard).suffix
-    names = {"loader": loader(guard), "program": PROGRAM + extension, "tests": TESTS + extension}
+    names = {"loader": json.dumps(loader(guard)), "program": PROGRAM + extension, "tests": TESTS + extension}
     source = re.sub(r"\{(loader|program|tests)\}", lambda found: names[found[1]], template)
     files = {names["program"]: prompt + completion, names["tests"]: tests}
     return source, f"{marker} {PROGRAM}{built} {TESTS}{built}\n", files

@@ -4,8 +4,8 @@
 // This file is the run's source file, so a program that reads its own source (process.argv[1], require.main) finds
 // neither the tests nor the end-of-tests marker: both arrive on stdin (graders/guarded.prepare: a line "marker,
 // prompt length, completion length", then prompt, completion and tests), read to the end before the program runs.
-// TypeScript's runs compile this file (sandboxes/languages/typescript/guard.ts) with the program and the tests, each
-// to a file of its own that stdin names: they are read and removed before the program runs.
+// TypeScript's runs compile it, as a string (sandboxes/languages/typescript/guard.ts), with the program and the tests,
+// each to a file of its own that stdin names: they are read and removed before the program runs.
 // Before the program runs, too: the tests are compiled, and everything they and this file use afterwards is taken
 // from Node's own modules: the assert module as a frozen copy, every module the tests require, the write that
 // proves they ended. The program then runs as a script of its own (its top-level functions are globals, as the tests
