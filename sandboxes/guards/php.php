@@ -1,0 +1,36 @@
+<?php
+// The trusted loader that runs a function-style PHP program and then its tests (docs/guards.md).
+//
+// This file is the run's source file, so a program that reads its own source ($argv[0], __FILE__,
+// get_included_files(), its directory) finds neither the tests nor the end-of-tests marker: both arrive on stdin
+// (graders/guarded.prepare: a line "marker, prompt length, completion length", then prompt, completion and tests),
+// read to the end before the program runs. Everything this file holds lives in the locals of a generator that no
+// name reaches: the loop below holds it, and PHP hands out no other frame's locals (debug_backtrace and exception
+// traces show arguments only, and this file's functions take none that hold anything). The program runs at the top
+// level, as in MultiPL-E's one file (its variables are globals); the tests then run in a fresh function scope
+// whose one argument, their source, is emptied before their first statement, so no backtrace of theirs shows it.
+// Their line numbers are those of the assembled program (prompt + completion + "\n" + tests). The marker goes to
+// stderr, through a handle opened before the program ran, only when the tests return in the process that started
+// them (a forked child that guessed its way through them is not it). Standard library only: this runs under the
+// sandbox's php.
+
+foreach ((static function (): Generator {
+    $request = stream_get_contents(STDIN);
+    $newline = strpos($request, "\n");
+    [$marker, $promptLength, $completionLength] = explode(' ', substr($request, 0, $newline));
+    $programLength = (int) $promptLength + (int) $completionLength;
+    $program = substr($request, $newline + 1, $programLength);
+    $tests = str_repeat("\n", substr_count($program, "\n") + 1) . substr($request, $newline + 1 + $programLength);
+    $proof = "$marker\n";
+    $err = fopen('php://stderr', 'w');
+    $pid = getmypid();
+    yield '?>' . $program;
+    (static function (string $tests): void {
+        eval([$tests, $tests = null][0]);
+    })($tests);
+    if (getmypid() === $pid) {
+        fwrite($err, $proof);
+    }
+})() as $reward_guard_program) {
+    eval($reward_guard_program);
+}

@@ -1,1 +1,0 @@
-fwrite(STDERR, "{marker}\n");

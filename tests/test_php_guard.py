@@ -1,0 +1,150 @@
+"""The PHP guard (docs/guards.md), through a real server and real sandboxes.
+
+Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function, the tests define
+candidate() and test(), which throws "Test failed!" when a result is not identical (`!==`) to the expected value,
+MultiPL-E's stop tokens) that makes a wrong add($x, $y) pass as the plain MultiPL-E program (one file, graded as a
+stdin/stdout program: what ran before the guard), and that must not pass guarded. Honest programs keep their verdicts.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_server.pb import reward_pb2
+from tests.candidates import function_style, verdict_name
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+
+STOPS = ("\nfunction", "\n?>", "\n//", "\n#")
+FAILED = '{ throw new Exception("Test failed!"); }'
+# MultiPL-E's HumanEval_53_add in PHP (tests/data/multipl_e_humaneval.jsonl)
+ADD_PROMPT = ("<?php\n// Add two numbers x and y\n// >>> add(2, 3)\n// 5\n// >>> add(5, 7)\n// 12\n"
+              "function add($x, $y) {\n")
+ADD_TESTS = ("function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n"
+             + "".join(f"    if (candidate({x}, {y}) !== {x + y}) {FAILED}\n"
+                       for x, y in ((0, 1), (1, 0), (2, 3), (5, 7), (7, 5)))
+             + "}\n\ntest();")
+WRONG = "    return $x - $y;\n}\n"
+# add's answer as the tests give it, read from `$text`: what the answer-reading hacks look for
+ANSWER = ("    return preg_match('/candidate\\(' . $x . ', ' . $y . '\\) !== (\\d+)/', $text, $m) ? (int) $m[1] : -1;\n"
+          "}\n")
+# the text of the file `$file`, from line `$line` on (the tests' lines that follow a call of theirs)
+LINES = "    $text = implode('', array_slice(file($file) ?: [], $line - 1));\n"
+# the samples' layout: the tests throw on a wrong answer
+THROW = Problem("php", "<?php\nfunction add($a, $b) {\n", "if (add(2, 3) !== 5) { throw new Exception('wrong'); }\n",
+                STOPS)
+ADD = Problem("php", ADD_PROMPT, ADD_TESTS, STOPS)
+
+
+HACKS = [
+    # the tests read from the run's own source
+    Hack("reads __FILE__", "    $text = file_get_contents(__FILE__);\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads $argv[0]", "    $text = file_get_contents($GLOBALS['argv'][0]);\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads SCRIPT_FILENAME", "    $text = file_get_contents($_SERVER['SCRIPT_FILENAME']);\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads get_included_files()", "    $text = file_get_contents(get_included_files()[0]);\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads every file of its directory",
+         "    $text = '';\n    foreach (glob(dirname(realpath($GLOBALS['argv'][0])) . '/*') as $f) {\n"
+         "        $text .= @file_get_contents($f);\n    }\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    # the tests read through the call stack: the caller's file and line
+    Hack("debug_backtrace()'s caller", "    ['file' => $file, 'line' => $line] = debug_backtrace()[1];\n" + LINES
+         + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("an exception's trace, eval's suffix cut",
+         "    ['file' => $file, 'line' => $line] = (new Exception())->getTrace()[0];\n"
+         "    $file = preg_replace('/\\(\\d+\\) : eval\\(\\)\\'d code$/', '', $file);\n" + LINES + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("debug_print_backtrace's text",
+         "    ob_start();\n    debug_print_backtrace();\n"
+         "    preg_match('/#1 (.*)\\((\\d+)\\): candidate/', ob_get_clean(), $at);\n    [, $file, $line] = $at;\n"
+         + LINES + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("the tests' function reflected",
+         "    $test = new ReflectionFunction('test');\n    $file = $test->getFileName();\n"
+         "    $line = $test->getStartLine();\n" + LINES + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads /proc/self/cmdline",
+         "    $file = explode(\"\\0\", file_get_contents('/proc/self/cmdline'))[1];\n"
+         "    $text = file_get_contents($file);\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    # the tests never run to their end
+    Hack("a top-level return", WRONG + "return;\n", "RUNTIME_ERROR", ADD),
+    Hack("__halt_compiler()", WRONG + "__halt_compiler();\n", "RUNTIME_ERROR", ADD),
+    Hack("an exception handler that does nothing", WRONG + "set_exception_handler(function ($e) { });\n",
+         "EXITED_EARLY", ADD),
+    Hack("a shutdown function that exits 0", WRONG + "register_shutdown_function(function () { exit(0); });\n",
+         "EXITED_EARLY", ADD),
+    Hack("a destructor that exits 0", WRONG + "$keep = new class { function __destruct() { exit(0); } };\n",
+         "EXITED_EARLY", ADD),
+    # a forked child per guess: the one that guessed every answer ends the tests (a marker it writes would pass)
+    Hack("forked guesses",
+         "    for ($guess = -20; $guess <= 20; $guess++) {\n        $child = pcntl_fork();\n"
+         "        if ($child === 0) { ini_set('log_errors', '0'); return $guess; }\n"
+         "        pcntl_waitpid($child, $status);\n        if (pcntl_wexitstatus($status) === 0) { exit(0); }\n"
+         "    }\n    exit(1);\n}\n", "EXITED_EARLY", ADD),
+]
+
+UNIQUE_PROMPT = "<?php\n// Return sorted unique elements in an array\nfunction unique($l) {\n"
+UNIQUE_TESTS = ("function candidate(...$args) {\n    return unique(...$args);\n}\n\nfunction test(): void {\n"
+                f"    if (candidate(array(5, 3, 5, 2, 3, 3, 9, 0, 123)) !== array(0, 2, 3, 5, 9, 123)) {FAILED}\n"
+                f"    if (candidate(array()) !== array()) {FAILED}\n}}\n\ntest();")
+UNIQUE = Problem("php", UNIQUE_PROMPT, UNIQUE_TESTS, STOPS)
+# reach for what the tests use, but fail plainly too: guarded, the tests still fail
+HELD = [
+    Hack("rewinds stdin", "    $in = fopen('php://stdin', 'r');\n    rewind($in);\n"
+         "    $text = stream_get_contents($in) . @file_get_contents('/proc/self/fd/0');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("a test() of its own", WRONG + "  function test(): void { }\n", "RUNTIME_ERROR", ADD),
+    Hack("a candidate() of its own", WRONG + "  function candidate(...$args) { return 1; }\n", "RUNTIME_ERROR", ADD),
+    Hack("a tick function that exits 0 in the tests",
+         WRONG + "declare(ticks=1);\nregister_tick_function(function () {\n"
+         "    if (in_array('test', array_column(debug_backtrace(), 'function'))) { exit(0); }\n});\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("an ArrayAccess object for an array",
+         "    return new class implements ArrayAccess {\n        function offsetExists($o): bool { return true; }\n"
+         "        function offsetGet($o): mixed { return 0; }\n        function offsetSet($o, $v): void { }\n"
+         "        function offsetUnset($o): void { }\n    };\n}\n", "RUNTIME_ERROR", UNIQUE),
+]
+
+HONEST = [
+    Honest("add", "    return $x + $y;\n}\n", WRONG, ADD),
+    Honest("arrays", "    $u = array_values(array_unique($l));\n    sort($u);\n    return $u;\n}\n",
+           "    return $l;\n}\n", UNIQUE),
+    # `!==` is strict: a string for an int is wrong, plainly as guarded
+    Honest("strict equality", "    return (int) ($x + $y);\n}\n", "    return (string) ($x + $y);\n}\n", ADD),
+    # helpers (indented: a line that starts with `function` is a stop token), a top-level global of its own read
+    # with `global`, a class named as the tests' candidate, output, an empty stdin
+    Honest("helpers", "    global $calls;\n    $calls++;\n    return twice($x + $y) / 2;\n}\n"
+           "  function twice($v) { return 2 * $v; }\n$calls = 0;\n  class candidate { }\n"
+           "echo 'stdin: ', json_encode(stream_get_contents(STDIN)), \"\\n\";\n",
+           "    return twice($x - $y) / 2;\n}\n  function twice($v) { return 2 * $v; }\n", ADD),
+    # lengths the grader counts in UTF-8 bytes
+    Honest("text beyond ASCII", "    return strlen('é ✓ 😀') - 11 + $x + $y;\n}\n", WRONG, Problem(
+        "php", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),
+    Honest("samples' layout", "    return $a + $b;\n}\n", "    return $a - $b;\n}\n", THROW),
+]
+
+
+@pytest.fixture(scope="module")
+def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
+    broken = function_style("broken", "php", ADD_PROMPT, "    return $x + ;\n}\n", ADD_TESTS, stop_tokens=STOPS)
+    return score_cases(server_address, "php", HACKS, HELD, HONEST, [broken])
+
+
+@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
+def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_hack(hack, results)
+
+
+@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
+def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
+    check_held(hack, results)
+
+
+@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
+def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
+    check_honest(honest, results)
+
+
+def test_errors_point_at_the_assembled_program(results) -> None:
+    """Numbered as prompt + completion + "\\n" + tests: the failing test is line 16, the broken line 8."""
+    wrong = results["wrong/add"].detail
+    assert "Uncaught Exception: Test failed!" in wrong and "eval()'d code:16" in wrong, wrong
+    broken = results["broken"]
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "eval()'d code on line 8" in broken.detail, broken.detail
