@@ -20,10 +20,9 @@ my sub run_program { eval qq{package main;\n#line 1 "program.pl"\n$_[0]}; return
 my sub compile_tests { my $tests = eval $_[0]; return ($tests, $@) }
 
 use strict;
-use warnings;
-use feature 'current_sub';
-use overload ();
-no warnings 'experimental::builtin';   # builtin::blessed: an op, which no sub of the program's replaces
+# No warnings here (warnings.pm would double the cost of a run), not even the default ones: builtin::blessed, an op
+# that no sub of the program's replaces, is experimental.
+BEGIN { ${^WARNING_BITS} = "\0" x 64 }
 
 my $FILENAME = 'program.pl';   # what messages call the program and its tests: no file
 my $TESTS_PACKAGE = 'RewardGuardTests';
@@ -36,7 +35,7 @@ my sub packages {
     for my $key (keys %{$prefix}) {
         next unless $key =~ /::$/ and $key ne 'main::';
         my $name = $prefix eq 'main::' ? $key : "$prefix$key";
-        push @found, $name, __SUB__->($name);
+        push @found, $name, CORE::__SUB__->($name);
     }
     return @found;
 }
@@ -56,7 +55,6 @@ my sub snapshot {
 my sub restore {
     my ($saved) = @_;
     no strict 'refs';
-    no warnings 'redefine';
     for my $package (keys %$saved) {
         my ($subs, $isa) = @{$saved->{$package}}{qw(subs isa)};
         *{"$package$_"} = $subs->{$_} for keys %$subs;
@@ -73,12 +71,12 @@ my sub plain {
     return 0 if defined builtin::blessed($value);
     if ($type eq 'ARRAY') {
         return 0 if tied @$value;
-        for my $i (0 .. $#$value) { return 0 if tied $value->[$i] or !__SUB__->($value->[$i]) }
+        for my $i (0 .. $#$value) { return 0 if tied $value->[$i] or !CORE::__SUB__->($value->[$i]) }
         return 1;
     }
     if ($type eq 'HASH') {
         return 0 if tied %$value;
-        for my $key (keys %$value) { return 0 if tied $value->{$key} or !__SUB__->($value->{$key}) }
+        for my $key (keys %$value) { return 0 if tied $value->{$key} or !CORE::__SUB__->($value->{$key}) }
         return 1;
     }
     return 0;
@@ -92,25 +90,25 @@ my sub same {
     return defined $got ? defined $expected && $got eq $expected : !defined $expected if $type eq '';
     if ($type eq 'ARRAY') {
         return 0 if @$got != @$expected;
-        for my $i (0 .. $#$expected) { return 0 unless __SUB__->($got->[$i], $expected->[$i]) }
+        for my $i (0 .. $#$expected) { return 0 unless CORE::__SUB__->($got->[$i], $expected->[$i]) }
         return 1;
     }
     return 0 if keys %$got != keys %$expected;
     for my $key (keys %$expected) {
-        return 0 unless exists $got->{$key} and __SUB__->($got->{$key}, $expected->{$key});
+        return 0 unless exists $got->{$key} and CORE::__SUB__->($got->{$key}, $expected->{$key});
     }
     return 1;
 }
 
-# a plain value as the failure message shows it; anything else as a reference's address (no overloading)
+# a plain value as the failure message shows it; anything else by its type and address (no overloading)
 my sub show {
     my ($value) = @_;
     my $type = ref $value;
     return defined $value ? "'$value'" : 'undef' if $type eq '';
-    return '[' . join(', ', map { __SUB__->($_) } @$value) . ']' if $type eq 'ARRAY' and plain($value);
-    return '{' . join(', ', map { "$_ => " . __SUB__->($value->{$_}) } sort keys %$value) . '}'
+    return '[' . join(', ', map { CORE::__SUB__->($_) } @$value) . ']' if $type eq 'ARRAY' and plain($value);
+    return '{' . join(', ', map { "$_ => " . CORE::__SUB__->($value->{$_}) } sort keys %$value) . '}'
         if $type eq 'HASH' and plain($value);
-    return overload::StrVal($value);
+    return sprintf '%s(0x%x)', builtin::reftype($value), builtin::refaddr($value);
 }
 
 # The tests' eq_deeply: plain data compared here with no signal handler of the program's in place (a failure written
@@ -145,9 +143,10 @@ sub {
     my $proof = "$marker\n";
 
     # the tests' modules loaded; Test::Deep's subs and its packages' @ISA as that left them, to put back later
-    my %before = map { $_ => 1 } packages('main::');
-    require $_ for map { (my $file = "$_.pm") =~ s{::}{/}g; $file } $data =~ /^\s*use\s+([A-Z][\w:]*)/mg;
-    my %saved = map { $_ => snapshot($_) } grep { !$before{$_} } packages('main::');
+    my @modules = $data =~ /^\s*use\s+([A-Z][\w:]*)/mg;
+    my %before = map { $_ => 1 } @modules ? packages('main::') : ();
+    require $_ for map { (my $file = "$_.pm") =~ s{::}{/}g; $file } @modules;
+    my %saved = map { $_ => snapshot($_) } grep { !$before{$_} } @modules ? packages('main::') : ();
 
     # the tests, compiled now in a package of their own (the prompt's subs declared there, so that they parse as
     # they would after the program), which then leaves the symbol table
@@ -159,7 +158,6 @@ sub {
     # use that it lacks to main's glob (the program's subs, once it defines them); then the package leaves it
     {
         no strict 'refs';
-        no warnings 'redefine';
         my $stash = \%{"${TESTS_PACKAGE}::"};
         for my $name (keys %$stash) {
             my $glob = "${TESTS_PACKAGE}::$name";
