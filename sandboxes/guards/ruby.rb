@@ -270,12 +270,13 @@ module RubyGuard
     cases = []
     needs_cases = features.include?('test/unit')
     test_case_class = arm_test_unit(err, cases) && Test::Unit::TestCase
-    arm_tests_self(scope.receiver, features)
+    tests_self = scope.receiver
+    arm_tests_self(tests_self, features)
     lock_down
     EVAL.bind_call(TOPLEVEL_BINDING.receiver, program, TOPLEVEL_BINDING, FILENAME, 1)
     end_threads
     before = SIZE.bind_call(cases)
-    EVAL.bind_call(scope.receiver, tests, scope, FILENAME, tests_line)
+    EVAL.bind_call(tests_self, tests, scope, FILENAME, tests_line)
     taken = test_case_class ? take_tests(DROP.bind_call(cases, before), test_case_class) : []
     if taken ? needs_cases && INTEGER_EQUAL.bind_call(SIZE.bind_call(taken), 0) : true
       SYSWRITE.bind_call(err, "program.rb: the tests' test cases did not run as they were written\n")
