@@ -56,6 +56,7 @@ HACKS = [
          "RUNTIME_ERROR", ADD),
     Hack("assert replaced", "  return a - b\nend\nassert = function() return true end\n", "RUNTIME_ERROR", SAMPLE),
     Hack("exits 0 before the tests", WRONG + "os.exit(0)\n", "EXITED_EARLY", ADD),
+    Hack("returns from the top level before the tests", WRONG + "do return end\n", "EXITED_EARLY", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -76,6 +77,8 @@ HELD = [
 HONEST = [
     Honest("add", "  return x + y\nend\n", WRONG, ADD),
     Honest("sample", "  return a + b\nend\n", "  return a - b\nend\n", SAMPLE),
+    Honest("an empty prompt", "function add(x, y) return x + y end\n", "function add(x, y) return x - y end\n",
+           Problem("lua", "", ADD_TESTS, ())),
     # helpers, string methods and globals of its own, output, text beyond ASCII, a global named as luaunit's
     Honest("helpers", "  return twice(x + y) / 2\nend\ntwice = function(v) return 2 * v end\n"
            "string.shout = function(s) return s:upper() .. '!' end\nprint(('é ✓ 😀'):shout(), arg[0] ~= nil)\n"

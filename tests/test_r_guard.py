@@ -76,6 +76,13 @@ HELD = [
 HONEST = [
     Honest("add", "\n  return(x + y)\n}\n", WRONG, ADD),
     Honest("sample", "\n  a + b\n}\n", "\n  a - b\n}\n", SAMPLE),
+    # tests that open with the brace closing the prompt's function, and quit with a status (a MultiPL-E layout)
+    Honest("tests that close the function", "  x + y\n", "  x - y\n", Problem(
+        "r", "# Add two numbers x and y\nadd <- function(x, y) {\n", "}\ntest_humaneval <- function() {\n"
+        "candidate <- add\n    if(!identical(candidate(0, 1), 1)){quit('no', 1)}\n"
+        "    if(!identical(candidate(2, 3), 5)){quit('no', 1)}\n}\ntest_humaneval()", STOPS)),
+    Honest("an empty prompt", "add <- function(x, y) x + y\n", "add <- function(x, y) x - y\n",
+           Problem("r", "", ADD_TESTS, ())),
     # helpers and output of its own, text beyond ASCII, a global named as a tool the tests use
     Honest("helpers", "\n  twice(x + y) / 2\n}\ntwice <- function(v) 2 * v\ncat('é ✓ 😀', length(commandArgs()) > 0, "
            "'\\n')\nidentical <- function(...) 'its own'\n", "\n  twice(x - y) / 2\n}\ntwice <- function(v) 2 * v\n",

@@ -8,7 +8,8 @@
 -- tests find), the modules the tests require (luaunit) are loaded into that environment, and the write that proves
 -- the tests ended is taken. The program then runs as a chunk of its own with _G as its environment (its globals are
 -- where it expects them); the prompt's top-level locals (MultiPL-E's `local function add`) are handed to the tests
--- by a `return` appended to the program, which runs without the debug library (it would read this loader's locals,
+-- by a `return` appended to the program (one that returns before it ends the run, as a plain run ends there), which
+-- runs without the debug library (it would read this loader's locals,
 -- the marker among them). Before the tests run, the metatables shared by every string and every file get back their
 -- methods, pristine first, and a decoy for the program's getmetatable. The tests' os.exit writes the marker for a
 -- success status; tests that return write it too.
@@ -18,7 +19,7 @@ local assert, error, load, loadfile, next, setmetatable, getmetatable, rawset, t
   assert, error, load, loadfile, next, setmetatable, getmetatable, rawset, tostring
 local byte, find, gmatch, match, rep, sub = string.byte, string.find, string.gmatch, string.match, string.rep,
   string.sub
-local concat, pack = table.concat, table.pack
+local concat, pack, unpack = table.concat, table.pack, table.unpack
 local exit, searchpath = os.exit, package.searchpath
 local stderr, write = io.stderr, io.stderr.write
 
@@ -132,11 +133,12 @@ local function main()
   local env = tests_environment(defines, exported, marker .. '\n')
   local run_tests = assert(load(rep('\n', count_lines(program)) .. tests, CHUNK, 't', env))
   tests_require(env, tests)
-  local run_program, problem = load(program .. '\nreturn ' .. (#locals > 0 and concat(locals, ', ') or 'nil'), CHUNK)
+  local run_program, problem = load(program .. '\nreturn ' .. concat(pack('true', unpack(locals)), ', '), CHUNK)
   if not run_program then error(problem, 0) end
   withhold()
   local values = pack(run_program())
-  for i, name in next, locals do exported[name] = values[i] end
+  if values[1] ~= true then exit(0) end    -- a top-level return ended the program: a plain run would end there
+  for i, name in next, locals do exported[name] = values[i + 1] end
   restore(STRING_MT, STRING_MT_FIELDS, env.string, STRING)
   restore(FILE_MT, FILE_MT_FIELDS, FILE_METHODS, FILE)
   run_tests()
