@@ -9,6 +9,7 @@ before the guards. Rounds alternate; the best rate of each side counts.
 2. any other language key (javascript, cpp, lua, ...): its sample's function, N distinct copies.
 3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, in each unit),
    N distinct copies.
+4. php: MultiPL-E's own PHP add($x, $y) (HumanEval_53), N distinct copies.
 
 Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2] [--workloads python cpp-multipl-e KEY ...]
 (default: python javascript cpp)
@@ -63,6 +64,17 @@ def multipl_e_cpp_copies(copies: int) -> list[Program]:
     return [(prompt.format(i), "    return x + y;", tests, ("\n}",)) for i in range(copies)]
 
 
+def multipl_e_php_copies(copies: int) -> list[Program]:
+    """MultiPL-E's HumanEval_53 in PHP, distinct by a numbered comment after `<?php` (text before it is output)."""
+    prompt = "<?php\n// copy {}\n// Add two numbers x and y\nfunction add($x, $y) {{\n"
+    tests = ("function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n"
+             + "".join(f'    if (candidate({x}, {y}) !== {x + y}) {{ throw new Exception("Test failed!"); }}\n'
+                       for x, y in ((0, 1), (2, 3), (7, 5)))
+             + "}\n\ntest();")
+    return [(prompt.format(i), "    return $x + $y;\n}\n", tests, ("\nfunction", "\n?>", "\n//", "\n#"))
+            for i in range(copies)]
+
+
 def candidates(language: str, programs: list[Program], guarded: bool) -> list[reward_pb2.Candidate]:
     if guarded:
         return [reward_pb2.Candidate(id=str(i), code=reward_pb2.CodeTask(
@@ -106,6 +118,7 @@ WORKLOADS: dict[str, Callable[[int], tuple[str, list[Program]]]] = {
     # every other language with a function sample, under its key
     **{key: (lambda copies, key=key: (key, sample_copies(key, copies)))
        for key, samples in load_samples().items() if key != "python" and samples.function is not None},
+    "php": lambda copies: ("php", multipl_e_php_copies(copies)),
 }
 
 
