@@ -58,6 +58,9 @@ HACKS = [
     Hack("a class of its own with an all.equal method",
          "\n  structure(x - y, class = 'near')\n}\nall.equal.near <- function(target, current, ...) TRUE\n",
          "RUNTIME_ERROR", ADD),
+    Hack("a class of its own with an all.equal method registered in base",
+         "\n  structure(x - y, class = 'near')\n}\n"
+         "registerS3method('all.equal', 'near', function(target, current, ...) TRUE)\n", "RUNTIME_ERROR", ADD),
     Hack("a class of its own with an Ops method",
          "\n  structure(a - b, class = 'near')\n}\nOps.near <- function(e1, e2) TRUE\n", "RUNTIME_ERROR", SAMPLE),
     Hack("exits 0 before the tests", WRONG + "quit(status = 0)\n", "EXITED_EARLY", ADD),
