@@ -82,6 +82,7 @@ C_API = ("Py", "_Py")            # the interpreter's own symbols (PyFrame_Locals
 GATED = frozenset({*REFUSED, *FRAME_CALLS, "object.__getattr__", "object.__setattr__", "object.__delattr__",
                    "ctypes.dlsym", "ctypes.dlsym/handle"})
 ARMED = False                    # set once the program may run; cleared once it can no longer pass
+PROTECTED: dict[int, object] = {}  # the functions of the modules the tests use, by id: no code of theirs may change
 
 
 class GuardViolation(BaseException):
@@ -112,6 +113,9 @@ def gate(event: str, args: tuple) -> None:
     elif event in ("object.__setattr__", "object.__delattr__"):
         if args[0] is GuardViolation:
             raise violation("the program may not change GuardViolation")
+        if PROTECTED.get(id(args[0])) is args[0]:
+            raise violation(f"the program may not change {args[0].__module__}.{args[0].__qualname__}, which the "
+                            "tests use")
     elif event.startswith("ctypes.dlsym"):
         if isinstance(args[1], str) and args[1].startswith(C_API):
             raise violation(f"the program may not call the interpreter's C API through ctypes ({args[1]})")
@@ -207,7 +211,27 @@ def take_snapshot(trusted: set[str], zygote: types.SimpleNamespace | None) -> ty
     tests_builtins = dict(vars(builtins)) if zygote is None else zygote.builtins
     tests_builtins["__import__"] = import_
     return types.SimpleNamespace(builtins=tests_builtins, loaded=loaded, classes=classes, zygote=zygote,
-                                 copy_of=copy_of)
+                                 copy_of=copy_of, used_classes=protect(copies.values()))
+
+
+def protect(modules) -> list[tuple[type, dict]]:
+    """What these modules (the tests' and the prompt's imports) define must not change under the tests: the gate
+    refuses a new `__code__` (or defaults) for their functions and their classes' methods, and their Python classes
+    with their dicts as they are now (returned) must be unchanged once the tests have run (a `random.Random.randint`
+    replaced changes what the tests' own `Random(42)` draws; Python audits no class attribute's assignment). Their
+    module globals stay the program's."""
+    classes = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and FLAGS(value) & HEAPTYPE and value.__module__ == module.__name__:
+                classes.append((value, dict(CLASS_DICT(value))))
+                for member in list(CLASS_DICT(value).values()):
+                    function = getattr(member, "__func__", member)
+                    if isinstance(function, types.FunctionType):
+                        PROTECTED[id(function)] = function
+            elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+                PROTECTED[id(value)] = value
+    return classes
 
 
 def before(snapshot: types.SimpleNamespace, cls: type) -> dict | None:
@@ -449,6 +473,9 @@ def run(main_file: str, zygote: types.SimpleNamespace | None) -> None:
         namespace = tests_namespace(vars(module), snapshot, prompt_bound, own_names)
         exec(prompt_code, namespace)
         exec(tests_code, namespace)
+        for cls, was in snapshot.used_classes:
+            if not unchanged(cls, was):
+                raise violation(f"the program changed {cls.__module__}.{cls.__qualname__}, which the tests use")
     except BaseException:
         proof = None                # so that nothing the program reaches once the gate is down could pass
         ARMED = False
