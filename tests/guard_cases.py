@@ -16,6 +16,7 @@ from tests.candidates import function_style, stdio, verdict_name
 from tests.toolchains import require_ready
 
 SCORE_TIMEOUT_S = 1800
+ANY_OUTPUT = reward_pb2.Checker(language="python", source="# MultiPL-E's rule: exit 0 passes, whatever the output\n")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,10 +41,11 @@ class Hack:
                               stop_tokens=p.stops)
 
     def plain(self) -> reward_pb2.Candidate:
-        """The plain MultiPL-E program, graded as a stdin/stdout program with empty stdin: exit 0 passes."""
+        """The plain MultiPL-E program, graded as a stdin/stdout program with empty stdin: exit 0 passes, whatever it
+        printed (a checker that accepts any output: test/unit's and luaunit's reports, Perl's `ok!`)."""
         p = self.problem
         return stdio(f"plain/{self.name}", p.language, assemble_program(p.prompt, self.completion, p.stops, p.tests),
-                     [("", "")])
+                     [("", "")], checker=ANY_OUTPUT)
 
 
 @dataclasses.dataclass(frozen=True)

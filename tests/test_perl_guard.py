@@ -8,14 +8,11 @@ guard), and that must not pass guarded. Honest programs keep their verdicts.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from reward_server.pb import reward_pb2
-from tests import guard_cases
 from tests.candidates import function_style, verdict_name
-from tests.guard_cases import Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
 
 STOPS = ("\nsub", "\n#", "\n\n")
 # MultiPL-E's HumanEval_53_add in Perl (tests/data/multipl_e_humaneval.jsonl)
@@ -30,18 +27,6 @@ ANSWER = "    return $text =~ /candidate->\\($x, $y\\),(\\d+)/ ? $1 : -1;\n}\n"
 READ = "    open(my $f, '<', {}) or return -1;\n    my $text = do {{ local $/; <$f> }};\n"
 # the samples' layout: the tests die on a wrong answer
 DIE = Problem("perl", "sub add {\n    my ($a, $b) = @_;\n", "die 'wrong' unless add(2, 3) == 5;\n", STOPS)
-
-
-@dataclasses.dataclass(frozen=True)
-class Hack(guard_cases.Hack):
-    """MultiPL-E's Perl tests print "ok!", which the plain program's empty expected stdout would take for a wrong
-    answer: the plain program's stdout is discarded (its first line), so that its exit status alone decides, as in
-    MultiPL-E."""
-
-    def plain(self) -> reward_pb2.Candidate:
-        candidate = super().plain()
-        candidate.code.completion = "open(STDOUT, '>', '/dev/null');\n" + candidate.code.completion
-        return candidate
 
 
 ADD = Problem("perl", ADD_PROMPT, ADD_TESTS, STOPS)

@@ -8,14 +8,11 @@ must not pass guarded. Honest programs keep their verdicts.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from reward_server.pb import reward_pb2
-from tests import guard_cases
 from tests.candidates import function_style, verdict_name
-from tests.guard_cases import Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
 
 STOPS = ("\nclass", "\ndef", "\n#", "\n\n")
 # MultiPL-E's HumanEval_53_add in Ruby (tests/data/multipl_e_humaneval.jsonl)
@@ -36,17 +33,6 @@ RERUN = ("  return [x, y] if $recording\n  unless $expected\n    $recording, $ex
          "      test_case.instance_method(name).bind_call(recorder)\n    end\n"
          "    $recording = false\n  end\n  $expected.fetch([x, y], -1)\nend\n")
 TEST_UNIT = "require 'test/unit'\n"
-
-
-@dataclasses.dataclass(frozen=True)
-class Hack(guard_cases.Hack):
-    """test/unit prints its summary, which the plain program's empty expected stdout would take for a wrong answer:
-    the plain program's stdout is discarded (its first line), so that its exit status alone decides, as in MultiPL-E."""
-
-    def plain(self) -> reward_pb2.Candidate:
-        candidate = super().plain()
-        candidate.code.completion = "$stdout.reopen(File::NULL)\n" + candidate.code.completion
-        return candidate
 
 
 ADD = Problem("ruby", ADD_PROMPT, ADD_TESTS, STOPS)
