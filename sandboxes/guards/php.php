@@ -6,13 +6,13 @@
 // (graders/guarded.prepare: a line "marker, prompt length, completion length", then prompt, completion and tests),
 // read to the end before the program runs. Everything this file holds lives in the locals of a generator that no
 // name reaches: the loop below holds it, and PHP hands out no other frame's locals (debug_backtrace and exception
-// traces show arguments only, and this file's functions take none that hold anything). The program runs at the top
-// level, as in MultiPL-E's one file (its variables are globals); the tests then run in a fresh function scope
-// whose one argument, their source, is emptied before their first statement, so no backtrace of theirs shows it.
-// Their line numbers are those of the assembled program (prompt + completion + "\n" + tests). The marker goes to
-// stderr, through a handle opened before the program ran, only when the tests return in the process that started
-// them (a forked child that guessed its way through them is not it). Standard library only: this runs under the
-// sandbox's php.
+// traces show arguments only, and this file's functions take none: no signal handler or destructor of the
+// program's finds a frame whose arguments hold anything). The program runs at the top level, as in MultiPL-E's one
+// file (its variables are globals); the tests then run in a closure's scope of their own, which takes their source
+// as a captured local, emptied before their first statement; their line numbers are those of the assembled program
+// (prompt + completion + "\n" + tests). The marker goes to stderr, through a handle opened before the program ran,
+// only when the tests return in the process that started them (a forked child that guessed its way through them is
+// not it). Standard library only: this runs under the sandbox's php.
 
 foreach ((static function (): Generator {
     $request = stream_get_contents(STDIN);
@@ -25,9 +25,9 @@ foreach ((static function (): Generator {
     $err = fopen('php://stderr', 'w');
     $pid = getmypid();
     yield '?>' . $program;
-    (static function (string $tests): void {
+    (static function () use ($tests): void {
         eval([$tests, $tests = null][0]);
-    })($tests);
+    })();
     if (getmypid() === $pid) {
         fwrite($err, $proof);
     }
