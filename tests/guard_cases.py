@@ -2,12 +2,15 @@
 as the plain MultiPL-E program and must not pass guarded, and honest programs that keep their verdicts.
 
 A language's test module lists its cases as data and scores them all in one batch through a real server
-(`score_cases`); its tests then read the results by candidate id.
+(`score_cases`, its module's `results` fixture); `case_tests` makes the tests that read them, by candidate id.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
+
+import pytest
 
 from reward_server.client import RewardClient
 from reward_server.graders.function_style import assemble_program
@@ -95,3 +98,26 @@ def check_honest(case: Honest, results: dict[str, reward_pb2.ScoreResult]) -> No
     right, wrong = results[f"right/{case.name}"], results[f"wrong/{case.name}"]
     assert verdict_name(right) == "PASS", right
     assert verdict_name(wrong) == case.wrong_verdict, wrong
+
+
+def case_tests(hacks: Sequence[Hack] = (), held: Sequence[Hack] = (),
+               honest: Sequence[Honest] = ()) -> dict[str, Callable[..., None]]:
+    """The tests of a guard module's cases, by name, for its globals (`globals().update(case_tests(...))`): each
+    reads the module's `results` fixture. A kind without cases gets no test (an empty parametrisation would skip)."""
+    tests: dict[str, Callable[..., None]] = {}
+    if hacks:
+        @pytest.mark.parametrize("hack", hacks, ids=[hack.name for hack in hacks])
+        def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
+            check_hack(hack, results)
+        tests[test_a_hack_that_passes_plainly_fails_guarded.__name__] = test_a_hack_that_passes_plainly_fails_guarded
+    if held:
+        @pytest.mark.parametrize("hack", held, ids=[hack.name for hack in held])
+        def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
+            check_held(hack, results)
+        tests[test_what_fails_plainly_fails_guarded.__name__] = test_what_fails_plainly_fails_guarded
+    if honest:
+        @pytest.mark.parametrize("case", honest, ids=[case.name for case in honest])
+        def test_honest_programs_keep_their_verdicts(case: Honest, results) -> None:
+            check_honest(case, results)
+        tests[test_honest_programs_keep_their_verdicts.__name__] = test_honest_programs_keep_their_verdicts
+    return tests

@@ -18,7 +18,7 @@ from reward_server.pb import reward_pb2
 from sandboxes.policy import compile_step
 from sandboxes.toolchain_artifacts import MOUNT, using
 from tests.candidates import verdict_name
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 from tests.language_table import load_table
 
 STOPS = ("\n}",)
@@ -147,19 +147,7 @@ def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     return score_cases(server_address, "cpp", HACKS, HELD, HONEST, [BROKEN.candidate()])
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_in_units(hack: Hack, results) -> None:
-    check_hack(hack, results)
-
-
-@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
-def test_what_fails_plainly_fails_in_units(hack: Hack, results) -> None:
-    check_held(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
+globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
 
 
 def test_a_failed_assertion_says_which_line_of_the_tests(results) -> None:

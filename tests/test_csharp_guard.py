@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from reward_server.pb import reward_pb2
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 
 STOPS = ("\n    }\n",)
 USINGS = ("using System;\nusing System.Numerics;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
@@ -88,19 +88,7 @@ def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     return score_cases(server_address, "csharp", HACKS, HELD, HONEST)
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_harnessed(hack: Hack, results) -> None:
-    check_hack(hack, results)
-
-
-@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
-def test_what_fails_plainly_fails_harnessed(hack: Hack, results) -> None:
-    check_held(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
+globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
 
 
 def test_a_failed_assertion_points_at_its_line(results) -> None:

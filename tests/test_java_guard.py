@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 
 STOPS = ("\n    }\n",)     # a completion adds members by closing the function with another indentation
 IMPORTS = ("import java.util.*;\nimport java.lang.reflect.*;\nimport org.javatuples.*;\nimport java.security.*;\n"
@@ -94,11 +94,6 @@ def results(server_address: str):
     return score_cases(server_address, "java", HACKS, honest=HONEST)
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_harnessed(hack: Hack, results) -> None:
-    check_hack(hack, results)
+globals().update(case_tests(HACKS, honest=HONEST))
 
 
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)

@@ -17,7 +17,7 @@ import pytest
 from reward_server.graders.function_style import function_program
 from sandboxes.policy import compile_step
 from sandboxes.toolchain_artifacts import ARCHIVE, MOUNT, using
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 from tests.language_table import load_table
 
 STOPS = ("\nfun ", "\n/*", "\n//", "\nclass")
@@ -73,14 +73,7 @@ def results(server_address: str):
     return score_cases(server_address, "kotlin", HACKS, honest=HONEST)
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_harnessed(hack: Hack, results) -> None:
-    check_hack(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
+globals().update(case_tests(HACKS, honest=HONEST))
 
 
 def test_the_compile_of_both_files_maps_the_compiler_class_archive() -> None:

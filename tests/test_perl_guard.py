@@ -12,7 +12,7 @@ import pytest
 
 from reward_server.pb import reward_pb2
 from tests.candidates import function_style, verdict_name
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 
 STOPS = ("\nsub", "\n#", "\n\n")
 # MultiPL-E's HumanEval_53_add in Perl (tests/data/multipl_e_humaneval.jsonl)
@@ -108,19 +108,7 @@ def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     return score_cases(server_address, "perl", HACKS, HELD, HONEST, [broken])
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_hack(hack, results)
-
-
-@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
-def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_held(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
+globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
 
 
 def test_errors_point_at_the_assembled_program(results) -> None:

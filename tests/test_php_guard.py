@@ -12,7 +12,7 @@ import pytest
 
 from reward_server.pb import reward_pb2
 from tests.candidates import function_style, verdict_name
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 
 STOPS = ("\nfunction", "\n?>", "\n//", "\n#")
 FAILED = '{ throw new Exception("Test failed!"); }'
@@ -61,7 +61,8 @@ HACKS = [
          "    $test = new ReflectionFunction('test');\n    $file = $test->getFileName();\n"
          "    $line = $test->getStartLine();\n" + LINES + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("reads /proc/self/cmdline",
-         "    $file = explode(\"\\0\", file_get_contents('/proc/self/cmdline'))[1];\n"
+         "    $parts = array_filter(explode(\"\\0\", file_get_contents('/proc/self/cmdline')));\n"
+         "    $file = end($parts);\n"
          "    $text = file_get_contents($file);\n" + ANSWER, "RUNTIME_ERROR", ADD),
     # the tests never run to their end
     Hack("a top-level return", WRONG + "return;\n", "RUNTIME_ERROR", ADD),
@@ -72,12 +73,6 @@ HACKS = [
          "EXITED_EARLY", ADD),
     Hack("a destructor that exits 0", WRONG + "$keep = new class { function __destruct() { exit(0); } };\n",
          "EXITED_EARLY", ADD),
-    # a forked child per guess: the one that guessed every answer ends the tests (a marker it writes would pass)
-    Hack("forked guesses",
-         "    for ($guess = -20; $guess <= 20; $guess++) {\n        $child = pcntl_fork();\n"
-         "        if ($child === 0) { ini_set('log_errors', '0'); return $guess; }\n"
-         "        pcntl_waitpid($child, $status);\n        if (pcntl_wexitstatus($status) === 0) { exit(0); }\n"
-         "    }\n    exit(1);\n}\n", "EXITED_EARLY", ADD),
 ]
 
 UNIQUE_PROMPT = "<?php\n// Return sorted unique elements in an array\nfunction unique($l) {\n"
@@ -87,6 +82,12 @@ UNIQUE_TESTS = ("function candidate(...$args) {\n    return unique(...$args);\n}
 UNIQUE = Problem("php", UNIQUE_PROMPT, UNIQUE_TESTS, STOPS)
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
+    # a forked child per guess, while the tests run: PHP runs without pcntl_fork (the language's run command)
+    Hack("forked guesses",
+         "    for ($guess = -20; $guess <= 20; $guess++) {\n        $child = pcntl_fork();\n"
+         "        if ($child === 0) { ini_set('log_errors', '0'); return $guess; }\n"
+         "        pcntl_waitpid($child, $status);\n        if (pcntl_wexitstatus($status) === 0) { exit(0); }\n"
+         "    }\n    exit(1);\n}\n", "RUNTIME_ERROR", ADD),
     Hack("rewinds stdin", "    $in = fopen('php://stdin', 'r');\n    rewind($in);\n"
          "    $text = stream_get_contents($in) . @file_get_contents('/proc/self/fd/0');\n" + ANSWER,
          "RUNTIME_ERROR", ADD),
@@ -136,19 +137,7 @@ def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     return score_cases(server_address, "php", HACKS, HELD, HONEST, [broken])
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_hack(hack, results)
-
-
-@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
-def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_held(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
+globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
 
 
 def test_errors_point_at_the_assembled_program(results) -> None:

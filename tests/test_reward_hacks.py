@@ -190,6 +190,10 @@ TESTS_ABS = "assert abs(half(3.0) - 1.5) < 1e-6\n"
 TESTS_FABS = "import math\n\ndef check(candidate):\n    assert math.fabs(candidate(3.0) - 1.5) < 1e-6\n\ncheck(half)\n"
 ALWAYS_EQUAL = "    class AlwaysEqual:\n        def __eq__(self, other):\n            return True\n"
 PYTHON_GUARDS = [
+    # a child per guess, forked while the tests run: the parent learns from the child's status which guess held
+    ("forked guesses", "    import os\n    for guess in (0.0, 0.5, 1.0, 1.5, 2.0):\n        pid = os.fork()\n"
+     "        if pid == 0:\n            return guess\n        if os.waitpid(pid, 0)[1] == 0:\n"
+     "            return guess\n    return 0.0\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
     ("always-equal object", ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
     ("always-equal in a list", ALWAYS_EQUAL + "    return [AlwaysEqual()]\n", "assert half(3.0) == [1.5]\n",
      "GuardViolation"),

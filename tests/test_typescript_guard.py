@@ -20,7 +20,7 @@ from reward_server.graders.function_style import assemble_program, function_prog
 from reward_server.pb import reward_pb2
 from tests import test_javascript_guard as javascript
 from tests.candidates import function_style, stdio, verdict_name
-from tests.guard_cases import Hack, Honest, Problem, check_hack, check_held, check_honest, score_cases
+from tests.guard_cases import Hack, Honest, Problem, case_tests, score_cases
 from tests.language_table import load_table
 
 STOPS = ("\nfunction ", "\n/*", "\n//", "\nclass")
@@ -137,22 +137,14 @@ def test_the_source_is_the_loader_and_the_program_and_tests_files_of_their_own()
     assert program.stdin == f"{program.marker} program.js tests.js\n" and program.compile == ()
 
 
+globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+
+
 @pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_that_passes_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_hack(hack, results)
+def test_a_hack_fails_by_the_tests_or_the_missing_file(hack: Hack, results) -> None:
+    """The tests' own failure, or no file where the program looked."""
     guarded = results[f"hack/{hack.name}"]
-    # the tests' own failure, or no file where the program looked
     assert hack.verdict != "RUNTIME_ERROR" or "AssertionError" in guarded.detail or "ENOENT" in guarded.detail, guarded
-
-
-@pytest.mark.parametrize("hack", HELD, ids=[hack.name for hack in HELD])
-def test_what_fails_plainly_fails_guarded(hack: Hack, results) -> None:
-    check_held(hack, results)
-
-
-@pytest.mark.parametrize("honest", HONEST, ids=[honest.name for honest in HONEST])
-def test_honest_programs_keep_their_verdicts(honest: Honest, results) -> None:
-    check_honest(honest, results)
 
 
 def test_errors_point_at_the_program_and_its_tests(results) -> None:

@@ -10,9 +10,10 @@
 // program's finds a frame whose arguments hold anything). The program runs at the top level, as in MultiPL-E's one
 // file (its variables are globals); the tests then run in a closure's scope of their own, which takes their source
 // as a captured local, emptied before their first statement; their line numbers are those of the assembled program
-// (prompt + completion + "\n" + tests). The marker goes to stderr, through a handle opened before the program ran,
-// only when the tests return in the process that started them (a forked child that guessed its way through them is
-// not it). Standard library only: this runs under the sandbox's php.
+// (prompt + completion + "\n" + tests), and only in the process that started them, as the marker is written only
+// there when they return (through a handle opened before the program ran). PHP itself runs without pcntl_fork (the
+// language's run command): a child forked while the tests run could try answers against them for its parent.
+// Standard library only: this runs under the sandbox's php.
 
 foreach ((static function (): Generator {
     $request = stream_get_contents(STDIN);
@@ -20,11 +21,20 @@ foreach ((static function (): Generator {
     [$marker, $promptLength, $completionLength] = explode(' ', substr($request, 0, $newline));
     $programLength = (int) $promptLength + (int) $completionLength;
     $program = substr($request, $newline + 1, $programLength);
-    $tests = str_repeat("\n", substr_count($program, "\n") + 1) . substr($request, $newline + 1 + $programLength);
+    $rest = substr($request, $newline + 1 + $programLength);
+    if (preg_match('/\A\s*\}/', $rest, $brace)) {   // tests that open with the brace closing the prompt's function
+        $program .= "\n" . $brace[0];
+        $tests = str_repeat("\n", substr_count($program, "\n")) . substr($rest, strlen($brace[0]));
+    } else {
+        $tests = str_repeat("\n", substr_count($program, "\n") + 1) . $rest;
+    }
     $proof = "$marker\n";
     $err = fopen('php://stderr', 'w');
     $pid = getmypid();
     yield '?>' . $program;
+    if (getmypid() !== $pid) {
+        return;     // a child the program forked: the tests run in the loader's own process alone
+    }
     (static function () use ($tests): void {
         eval([$tests, $tests = null][0]);
     })();

@@ -75,6 +75,8 @@ REFUSED = {
     "sys.monitoring.register_callback": "register a sys.monitoring callback", "sys.addaudithook": "add an audit hook",
     "gc.get_objects": "list the garbage collector's objects", "gc.get_referrers": "ask the garbage collector",
     "gc.get_referents": "ask the garbage collector",
+    # a child forked while the tests run goes on running them: it could try answers against them for its parent
+    "os.fork": "fork (a child would run the tests too)",
 }
 FRAME_CALLS = frozenset({"sys._getframe", "sys._current_frames", "sys._current_exceptions"})
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})   # read as object.__getattr__
