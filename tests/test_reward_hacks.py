@@ -38,6 +38,7 @@ class Program:
     completion: str
     prompt: str = ""         # "" = the language's sample prompt
     tests: str = ""          # "" = the language's sample tests
+    verdict: str = "EXITED_EARLY"   # an exit hack's, guarded
 
     @property
     def id(self) -> str:
@@ -97,7 +98,8 @@ EXIT_HACKS = [
     Program("perl", "exit", "    return $a - $b;\n}\nexit 0;\n"),
     Program("perl", "END block", "    return $a - $b;\n}\nEND { $? = 0 }\n"),
     Program("bash", "exit", "    echo $(( $1 - $2 ))\n}\nexit 0\n"),
-    Program("bash", "EXIT trap", "    echo $(( $1 - $2 ))\n}\ntrap 'exit 0' EXIT\n"),
+    # the bash guard removes the program's traps before the tests: they fail, and the run with them
+    Program("bash", "EXIT trap", "    echo $(( $1 - $2 ))\n}\ntrap 'exit 0' EXIT\n", verdict="RUNTIME_ERROR"),
     Program("lua", "os.exit", "  return a - b\nend\nos.exit(0)\n"),
     Program("lua", "return", "  return a - b\nend\ndo return end\n"),
     Program("r", "quit", "  a - b\n}\nquit(status = 0)\n"),
@@ -410,9 +412,9 @@ def results(path_client: RewardClient) -> dict[str, reward_pb2.ScoreResult]:
 def check_exited_early(hack: Program, results: dict[str, reward_pb2.ScoreResult]) -> None:
     plain, guarded = results[f"plain/{hack.id}"], results[f"hack/{hack.id}"]
     assert verdict_name(plain) in {"PASS", "WRONG_ANSWER"}, plain        # run plainly, it does exit 0
-    assert verdict_name(guarded) == "EXITED_EARLY", guarded
+    assert verdict_name(guarded) == hack.verdict, guarded
     assert guarded.reward == 0.0
-    assert "before its tests finished" in guarded.detail
+    assert hack.verdict != "EXITED_EARLY" or "before its tests finished" in guarded.detail
 
 
 def check_keeps_its_verdicts(program: Program, results: dict[str, reward_pb2.ScoreResult]) -> None:
