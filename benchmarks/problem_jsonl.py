@@ -26,8 +26,16 @@ def _checker(raw: Any, where: str) -> Checker | None:
     return Checker(raw["language"], raw["source"])
 
 
+def _messages(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
+    if not isinstance(raw, list) or not raw or not all(
+            isinstance(m, dict) and isinstance(m.get("role"), str) and isinstance(m.get("content"), str) for m in raw):
+        raise ProblemFormatError(f"{where}: messages must be a non-empty list of {{role, content}} strings")
+    return tuple((m["role"], m["content"]) for m in raw)
+
+
 def problem(row: dict[str, Any], default_benchmark: str, where: str) -> Problem:
-    """Validate one row; its `prompt` is asked as one user turn, and a function-style program starts with it."""
+    """Validate one row; its `prompt` is asked as one user turn unless `messages` gives the chat, and a
+    function-style program starts with it."""
     def text(key: str, default: str | None = None) -> str:
         value = row.get(key, default)
         if not isinstance(value, str):
@@ -55,12 +63,30 @@ def problem(row: dict[str, Any], default_benchmark: str, where: str) -> Problem:
         raise ProblemFormatError(f"{where}: field 'require_counterexample' must be true or false")
     return Problem(
         id=text("id"), benchmark=text("benchmark", default_benchmark),
-        language="" if expected is not None else text("language"), messages=(("user", prompt),),
+        language="" if expected is not None else text("language"),
+        messages=_messages(row["messages"], where) if "messages" in row else (("user", prompt),),
         code_prompt=prompt if tests else "", tests=tests, stop_tokens=tuple(stop_tokens), io_tests=io_tests,
         comparator=comparator, extraction=extraction, expected=expected, timeout_s=float(row.get("timeout_s", 0.0)),
         function_name=text("function_name", ""), checker=_checker(row.get("checker"), where),
         equation1=text("equation1", ""), equation2=text("equation2", ""),
         require_counterexample=require_counterexample)
+
+
+def row(problem: Problem) -> dict[str, Any]:
+    """The problem as one JSON object of this format, chat included: `problem(row(p), ...)` is `p` again, so a
+    problem can travel as a training framework's label and grade exactly as eval grades it."""
+    fields: dict[str, Any] = {
+        "id": problem.id, "benchmark": problem.benchmark, "messages": problem.chat, "prompt": problem.code_prompt,
+        "comparator": problem.comparator, "extraction": problem.extraction, "timeout_s": problem.timeout_s}
+    if problem.expected is not None:
+        return fields | {"expected": problem.expected, "equation1": problem.equation1,
+                         "equation2": problem.equation2, "require_counterexample": problem.require_counterexample}
+    fields |= {"language": problem.language, "tests": problem.tests, "stop_tokens": list(problem.stop_tokens),
+               "io_tests": [{"stdin": stdin, "expected_stdout": out} for stdin, out in problem.io_tests],
+               "function_name": problem.function_name}
+    if problem.checker is not None:
+        fields["checker"] = {"language": problem.checker.language, "source": problem.checker.source}
+    return fields
 
 
 def load(path: Path) -> list[Problem]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import humaneval, problem_jsonl
-from benchmarks.problem import ProblemFormatError
+from benchmarks.problem import Checker, ProblemFormatError
 from reward_server.evaluation.completions import read_completions, read_completions_jsonl
 from reward_server.evaluation.results import EQUATION_LANGUAGE, ResultRecord, ResultStore, write_multipl_e_results
 from reward_server.evaluation.runner import latest, pending_work
@@ -67,6 +68,7 @@ def test_problem_jsonl_kinds_and_candidates(tmp_path: Path) -> None:
     ({"id": "x", "language": "py", "tests": "t", "comparator": "fuzzy"}, "comparator"),
     ({"id": "x", "language": "py", "tests": "t", "stop_tokens": "\n"}, "stop_tokens"),
     ({"id": "x", "expected": "yes"}, "'expected'"),
+    ({"id": "x", "expected": True, "messages": [{"role": "user"}]}, "messages"),
     ({"language": "py", "tests": "t"}, "'id'"),
 ])
 def test_problem_jsonl_errors_name_the_line_and_field(tmp_path: Path, row: dict, message: str) -> None:
@@ -79,6 +81,16 @@ def test_problem_jsonl_errors_name_the_line_and_field(tmp_path: Path, row: dict,
 def test_duplicate_problem_ids_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ProblemFormatError, match="duplicate problem id 'add'"):
         problem_jsonl.load(write_jsonl(tmp_path / "dup.jsonl", [ROWS[0], ROWS[0]]))
+
+
+def test_a_problem_row_reads_back_as_the_same_problem(tmp_path: Path) -> None:
+    """What carries a problem through a training framework's data (a label, a task's data): chat and all."""
+    checked = dataclasses.replace(problem_jsonl.load(write_jsonl(tmp_path / "p.jsonl", ROWS))[1],
+                                  messages=(("system", "Be brief."), ("user", "Sum two ints.")),
+                                  checker=Checker("python", "print('ok')"), function_name="")
+    problems = [*humaneval.problems(load_table())[:3], *problem_jsonl.load(tmp_path / "p.jsonl"), checked]
+    for problem in problems:
+        assert problem_jsonl.problem(json.loads(json.dumps(problem_jsonl.row(problem))), "other", "row") == problem
 
 
 def test_humaneval_from_the_package() -> None:
