@@ -2,7 +2,8 @@
 
 Problems come from our JSONL format (--problems), a named benchmark (--benchmark) or a MultiPL-E
 completions directory (which carries its problems). Completions come from a file or directory
-(--completions), an OpenAI-compatible endpoint (--endpoint + --model) or vLLM in-process (--model).
+(--completions), an OpenAI-compatible endpoint (--endpoint + --model; --endpoint defaults to
+$OPENAI_BASE_URL, the key is $OPENAI_API_KEY) or vLLM in-process (--model, with neither).
 Everything lands in --output: results.jsonl, summary.json, passk.png, and with --multipl-e-results the
 MultiPL-E .results.json.gz layout. Re-running with the same --output resumes.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -65,7 +67,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     source = p.add_mutually_exclusive_group()
     source.add_argument("--completions", type=Path,
                         help="JSONL of {problem_id, completion}, or a MultiPL-E directory of <name>.json.gz")
-    source.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    source.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 "
+                        "(default: $OPENAI_BASE_URL; a key, if the server wants one: $OPENAI_API_KEY)")
     p.add_argument("--model", help="model name at --endpoint, or a model for vLLM in-process without it")
     p.add_argument("-n", type=positive_int, default=1,
                    help="samples per problem when generating (a server that returns fewer is asked again)")
@@ -118,7 +121,7 @@ def _validate(args: argparse.Namespace) -> str | None:
     if args.output is None:
         return "--output is required"
     if args.endpoint and not args.model:
-        return "--endpoint needs --model (the served model name)"
+        return "--endpoint needs --model (the served model name; --endpoint defaults to $OPENAI_BASE_URL)"
     if args.completions is None and not args.model:
         return "give --completions, or --model (with --endpoint for an HTTP server)"
     if args.completions is None and not (args.problems or args.benchmark):
@@ -130,6 +133,8 @@ def _validate(args: argparse.Namespace) -> str | None:
 
 @connection.reporting("eval")
 def run(args: argparse.Namespace) -> int:
+    if args.endpoint is None and args.completions is None:   # what the openai client's users already export
+        args.endpoint = os.environ.get("OPENAI_BASE_URL") or None
     if error := _validate(args):
         print(f"reward-server eval: {error}", file=sys.stderr)
         return 2

@@ -1,8 +1,9 @@
 """Where completions come from: a JSONL file, MultiPL-E per-problem .json.gz files, or a model.
 
-Models are sampled through an OpenAI-compatible HTTP endpoint (e.g. `vllm serve`, `transformers serve`) or
-a vLLM engine in this process (imported only when asked for). Generated completions are appended to a JSONL
-file as each problem finishes, so an interrupted run resumes without sampling a finished problem again.
+Models are sampled through an OpenAI-compatible HTTP endpoint (e.g. `vllm serve`, `transformers serve`) with
+the `openai` client, or a vLLM engine in this process (imported only when asked for). Generated completions
+are appended to a JSONL file as each problem finishes, so an interrupted run resumes without sampling a
+finished problem again.
 """
 
 from __future__ import annotations
@@ -11,18 +12,14 @@ import collections
 import concurrent.futures
 import dataclasses
 import gzip
-import http.client
-import itertools
 import json
 import logging
 import os
-import random
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import openai
 
 from benchmarks import multipl_e
 from benchmarks.problem import Problem, ProblemFormatError
@@ -33,11 +30,9 @@ log = logging.getLogger(__name__)
 CompletionMap = dict[str, list[str]]   # problem id -> completions, in sample order
 MULTIPL_E_SUFFIX = ".json.gz"
 MULTIPL_E_RESULTS_SUFFIX = ".results.json.gz"
-# Retries of a request to an OpenAI-compatible endpoint (429, 5xx, a broken connection): attempts in all,
-# and the backoff before the second one, doubling up to the cap (a server's Retry-After is used instead).
-ATTEMPTS = 6
-BACKOFF_S = 0.5
-MAX_BACKOFF_S = 30.0
+# The openai client's retries of a failed request (its default is 2): a local server restarting or a hosted
+# one rate-limiting gets about 15 s of backoff before eval gives up.
+RETRIES = 5
 
 
 class GenerationError(RuntimeError):
@@ -104,116 +99,76 @@ def read_completions(path: Path) -> tuple[list[Problem], CompletionMap]:
     return [], read_completions_jsonl(path)
 
 
-class _Transient(Exception):
-    """A failure worth retrying: the server is busy or restarting, or the connection broke mid-answer."""
-
-    def __init__(self, message: str, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after_s = retry_after_s
+def _not_the_api(url: str, what: str, excerpt: object) -> GenerationError:
+    return GenerationError(f"{url}: {what} (not an OpenAI-compatible API? --endpoint is the base URL, "
+                           f"e.g. http://host:8000/v1): {str(excerpt)[:300]}")
 
 
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return min(max(float(value), 0.0), MAX_BACKOFF_S) if value is not None else None
-    except ValueError:
-        return None   # an HTTP date: use our own backoff
-
-
-def _post_once(url: str, body: dict[str, Any], timeout_s: float) -> Any:
-    headers = {"Content-Type": "application/json"}
-    if key := os.environ.get("OPENAI_API_KEY"):
-        headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            data = response.read()
-    except urllib.error.HTTPError as exc:
-        text = exc.read()[:500].decode("utf-8", "replace")
-        if exc.code == 429 or exc.code >= 500:
-            raise _Transient(f"HTTP {exc.code}: {text}", _retry_after(exc.headers.get("Retry-After"))) from None
-        hint = " (not an OpenAI-compatible API? --endpoint is the base URL, e.g. http://host:8000/v1)" \
-            if exc.code in (404, 405) else ""
-        raise GenerationError(f"{url}: HTTP {exc.code}{hint}: {text}") from None
-    except (http.client.IncompleteRead, ConnectionError) as exc:   # a torn answer, a reset
-        raise _Transient(f"connection broken: {exc!r}") from None
-    except urllib.error.URLError as exc:
-        if isinstance(exc.reason, ConnectionError):
-            raise _Transient(f"cannot connect: {exc.reason}") from None
-        raise GenerationError(f"{url}: {exc.reason}") from None
-    except TimeoutError:
-        raise GenerationError(f"{url}: no answer within {timeout_s:g}s") from None
-    try:
-        return json.loads(data)
-    except ValueError:
-        excerpt = data[:200].decode("utf-8", "replace")
-        raise GenerationError(f"{url}: the answer is not JSON (not an OpenAI-compatible API?): {excerpt!r}") from None
-
-
-def _post_json(url: str, body: dict[str, Any], timeout_s: float) -> Any:
-    """POST with retries: 429 and 5xx answers and broken connections are retried with exponential backoff
-    (or the server's Retry-After); any other failure is a GenerationError at once."""
-    for attempt in itertools.count(1):
-        try:
-            return _post_once(url, body, timeout_s)
-        except _Transient as exc:
-            if attempt == ATTEMPTS:
-                raise GenerationError(f"{url}: {exc} (gave up after {ATTEMPTS} attempts)") from None
-            delay = exc.retry_after_s
-            if delay is None:
-                delay = min(BACKOFF_S * 2 ** (attempt - 1), MAX_BACKOFF_S) * random.uniform(0.5, 1.0)
-            log.warning("%s: %s; retrying in %.1fs (attempt %d of %d)", url, exc, delay, attempt + 1, ATTEMPTS)
-            time.sleep(delay)
-
-
-def _choice_text(choice: dict[str, Any], chat: bool) -> Any:
+def _choice_text(choice: Any, chat: bool) -> Any:
     if not chat:
-        return choice.get("text")
-    message = choice.get("message")
-    if not isinstance(message, dict):
+        return getattr(choice, "text", None)
+    message = getattr(choice, "message", None)
+    if message is None:
         return None
-    return message.get("content") or ""   # null content (e.g. a refusal): an empty answer
+    return getattr(message, "content", None) or ""   # null content (e.g. a refusal): an empty answer
 
 
 def _choice_texts(url: str, answer: Any, chat: bool) -> list[str]:
-    """The choices' texts in index order; a GenerationError names what a non-OpenAI answer lacks."""
-    choices = answer.get("choices") if isinstance(answer, dict) else None
-    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
-        raise GenerationError(f"{url}: no 'choices' list in the answer (not an OpenAI-compatible API?): "
-                              f"{json.dumps(answer)[:300]}")
-    texts = [_choice_text(choice, chat) for choice in sorted(choices, key=lambda c: c.get("index") or 0)]
+    """The choices' texts in index order. The client does not validate answers (a 200 that is not JSON comes
+    back as its text), so what a non-OpenAI answer lacks is named here."""
+    choices = getattr(answer, "choices", None)
+    if not isinstance(choices, list):
+        raise _not_the_api(url, "no 'choices' list in the answer", answer)
+    texts = [_choice_text(choice, chat) for choice in sorted(choices, key=lambda c: getattr(c, "index", 0) or 0)]
     if not all(isinstance(text, str) for text in texts):
         field = "message.content" if chat else "text"
-        raise GenerationError(f"{url}: a choice has no string '{field}': {json.dumps(choices)[:300]}")
+        raise GenerationError(f"{url}: a choice has no string '{field}': {str(choices)[:300]}")
     return texts
 
 
 class EndpointGenerator:
-    """Samples from an OpenAI-compatible server: function-style prompts are continued (/completions,
-    with the problem's stop tokens); io and equational prompts are asked as a chat (/chat/completions).
+    """Samples from an OpenAI-compatible server with the `openai` client: function-style prompts are
+    continued (/completions, with the problem's stop tokens); io and equational prompts are asked as a chat
+    (/chat/completions). The client retries 408, 409, 429 and 5xx answers, timeouts and broken connections
+    (`RETRIES` times, exponential backoff or the server's Retry-After) and reuses connections.
 
     Many servers return fewer choices than `n` asks for (some ignore it): the rest is asked for again, in
-    requests no larger than the smallest answer seen so far, all within `concurrency` requests in flight.
+    requests no larger than the smallest answer seen so far, all within `concurrency` requests in flight
+    (one thread each, its retries included).
     """
 
-    def __init__(self, base_url: str, model: str, sampling: Sampling, *, concurrency: int = 8,
-                 timeout_s: float = 600.0) -> None:
+    def __init__(self, base_url: str, model: str, sampling: Sampling, *, concurrency: int = 8) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.sampling = sampling
         self.concurrency = concurrency
-        self.timeout_s = timeout_s
         self._per_request = sampling.n   # lowered to what the server actually returns
+        for transport in ("httpx", "httpx2"):   # the client's HTTP library (by openai version) logs every request
+            logging.getLogger(transport).setLevel(logging.WARNING)
 
-    def _sample(self, problem: Problem, n: int) -> list[str]:
-        body: dict[str, Any] = {"model": self.model, "n": n, "temperature": self.sampling.temperature,
-                                "top_p": self.sampling.top_p, "max_tokens": self.sampling.max_tokens}
-        if problem.kind == "function":
-            url = f"{self.base_url}/completions"
-            body |= {"prompt": problem.code_prompt, "stop": list(problem.stop_tokens)}
-        else:
-            url = f"{self.base_url}/chat/completions"
-            body["messages"] = problem.chat
-        texts = _choice_texts(url, _post_json(url, body, self.timeout_s), chat=problem.kind != "function")
+    def _client(self) -> openai.OpenAI:
+        # A local server needs no key, but the client refuses to start without one; it sends whichever it has.
+        return openai.OpenAI(base_url=self.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
+                             max_retries=RETRIES)
+
+    def _sample(self, client: openai.OpenAI, problem: Problem, n: int) -> list[str]:
+        common: dict[str, Any] = {"model": self.model, "n": n, "temperature": self.sampling.temperature,
+                                  "top_p": self.sampling.top_p, "max_tokens": self.sampling.max_tokens}
+        chat = problem.kind != "function"
+        url = f"{self.base_url}/chat/completions" if chat else f"{self.base_url}/completions"
+        try:
+            if chat:
+                answer = client.chat.completions.create(messages=problem.chat, **common)
+            else:
+                answer = client.completions.create(prompt=problem.code_prompt, stop=list(problem.stop_tokens),
+                                                   **common)
+        except openai.APIStatusError as exc:
+            if exc.status_code in (404, 405):
+                raise _not_the_api(url, f"HTTP {exc.status_code}", exc.message) from None
+            raise GenerationError(f"{url}: HTTP {exc.status_code}: {exc.message}") from None
+        except openai.APIError as exc:   # no connection or no answer in time, after the client's retries
+            raise GenerationError(f"{url}: {exc.message} ({exc.__cause__!r})") from None
+        texts = _choice_texts(url, answer, chat)
         if not texts:
             raise GenerationError(f"{url}: asked for {n} choice(s) for {problem.id}, got none")
         return texts[:n]
@@ -222,7 +177,7 @@ class EndpointGenerator:
         """Calls `on_done` once per problem with its n samples, as each problem completes."""
         got: dict[str, list[str]] = {problem.id: [] for problem in problems}
         owed = collections.deque((problem, self.sampling.n) for problem in problems)   # choices not yet asked for
-        with concurrent.futures.ThreadPoolExecutor(self.concurrency) as executor:
+        with self._client() as client, concurrent.futures.ThreadPoolExecutor(self.concurrency) as executor:
             running: dict[concurrent.futures.Future[list[str]], tuple[Problem, int]] = {}
             while owed or running:
                 while owed and len(running) < self.concurrency:
@@ -230,7 +185,7 @@ class EndpointGenerator:
                     asked = min(count, self._per_request)
                     if count > asked:
                         owed.appendleft((problem, count - asked))
-                    running[executor.submit(self._sample, problem, asked)] = (problem, asked)
+                    running[executor.submit(self._sample, client, problem, asked)] = (problem, asked)
                 done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
                 for future in done:
                     problem, asked = running.pop(future)

@@ -6,6 +6,7 @@ import gzip
 import http.server
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -13,7 +14,7 @@ from typing import ClassVar
 import pytest
 
 from reward_server.cli import main
-from reward_server.evaluation.completions import ATTEMPTS
+from reward_server.evaluation.completions import RETRIES
 from reward_server.evaluation.results import ResultStore
 
 PROBLEMS = [
@@ -97,23 +98,42 @@ def test_resume_skips_model_verdicts_and_retries_infra(server_address: str, tmp_
 class FakeOpenAI(http.server.BaseHTTPRequestHandler):
     """An OpenAI-compatible endpoint (an external service, so faked): canned right and wrong samples.
 
-    Faults are injected in arrival order from `faults`: "429" and "503" (Retry-After: 0), "torn" (the
-    connection closes mid-answer), "html" (a 200 that is not the API); `max_choices` caps the choices returned.
+    Faults are injected in arrival order from `faults`: "429" and "503" (Retry-After: `retry_after` seconds),
+    "torn" (the connection closes mid-answer), "html" (a 200 that is not the API); `max_choices` caps the
+    choices returned. Each request is held `hold_s` while it counts as in flight; `arrivals` are
+    (monotonic time, Authorization header) per request.
     """
 
     requests: ClassVar[list[tuple[str, dict]]] = []
+    arrivals: ClassVar[list[tuple[float, str | None]]] = []
     faults: ClassVar[list[str]] = []
     max_choices: ClassVar[int | None] = None
+    retry_after: ClassVar[str] = "0.01"
+    hold_s: ClassVar[float] = 0.0
+    in_flight: ClassVar[int] = 0
+    most_in_flight: ClassVar[int] = 0
     lock = threading.Lock()
 
     def do_POST(self) -> None:
+        with FakeOpenAI.lock:
+            FakeOpenAI.in_flight += 1
+            FakeOpenAI.most_in_flight = max(FakeOpenAI.most_in_flight, FakeOpenAI.in_flight)
+        try:
+            time.sleep(FakeOpenAI.hold_s)
+            self._post()
+        finally:
+            with FakeOpenAI.lock:
+                FakeOpenAI.in_flight -= 1
+
+    def _post(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with FakeOpenAI.lock:
             FakeOpenAI.requests.append((self.path, body))
+            FakeOpenAI.arrivals.append((time.monotonic(), self.headers.get("Authorization")))
             fault = FakeOpenAI.faults.pop(0) if FakeOpenAI.faults else None
         if fault in ("429", "503"):
             self.send_response(int(fault))
-            self.send_header("Retry-After", "0")
+            self.send_header("Retry-After", FakeOpenAI.retry_after)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -149,7 +169,8 @@ class FakeOpenAI(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def endpoint() -> Iterator[str]:
-    FakeOpenAI.requests, FakeOpenAI.faults, FakeOpenAI.max_choices = [], [], None
+    FakeOpenAI.requests, FakeOpenAI.arrivals, FakeOpenAI.faults, FakeOpenAI.max_choices = [], [], [], None
+    FakeOpenAI.retry_after, FakeOpenAI.hold_s, FakeOpenAI.in_flight, FakeOpenAI.most_in_flight = "0.01", 0.0, 0, 0
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -205,9 +226,10 @@ def test_a_server_that_does_not_speak_the_api_is_a_clear_error(server_address: s
 
     assert "HTTP 404 (not an OpenAI-compatible API?" in eval_error(endpoint.removesuffix("/v1"))
     FakeOpenAI.faults = ["html"]
-    assert "the answer is not JSON (not an OpenAI-compatible API?)" in eval_error(endpoint)
-    FakeOpenAI.faults = ["503"] * ATTEMPTS
-    assert "HTTP 503" in (err := eval_error(endpoint)) and f"gave up after {ATTEMPTS} attempts" in err
+    assert "no 'choices' list in the answer (not an OpenAI-compatible API?" in eval_error(endpoint)
+    FakeOpenAI.requests, FakeOpenAI.faults = [], ["503"] * (RETRIES + 1)
+    assert "HTTP 503" in eval_error(endpoint)
+    assert len(FakeOpenAI.requests) == RETRIES + 1   # the client's retries, then the error
     assert not (tmp_path / "out" / "results.jsonl").exists()
 
 
