@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -212,6 +213,39 @@ def test_endpoint_faults_are_retried_and_short_answers_asked_again(server_addres
     asked = sorted(body["n"] for _, body in FakeOpenAI.requests)
     assert len(asked) == 9 + 3 and asked.count(1) >= 6 and asked.count(3) >= 3
     assert verdicts(out)["add/0"] == "PASS" and len(verdicts(out)) == 9
+
+
+def test_retries_and_asks_for_missing_choices_stay_within_the_concurrency_cap(server_address: str, tmp_path: Path,
+                                                                               endpoint: str) -> None:
+    problems, _ = write_inputs(tmp_path)
+    FakeOpenAI.max_choices, FakeOpenAI.hold_s, FakeOpenAI.faults = 1, 0.1, ["429", "503", "torn"]
+    run_eval(server_address, problems, tmp_path / "out", "--endpoint", endpoint, "--model", "m", "-n", "4",
+             "--concurrency", "2")
+    assert len(FakeOpenAI.requests) == 3 * 4 + 3
+    assert FakeOpenAI.most_in_flight == 2
+
+
+def test_a_retry_waits_as_long_as_the_server_asks(server_address: str, tmp_path: Path, endpoint: str) -> None:
+    problems, _ = write_inputs(tmp_path)
+    FakeOpenAI.retry_after, FakeOpenAI.faults = "1.5", ["429"]   # the client's own first backoff is under 0.5 s
+    run_eval(server_address, problems, tmp_path / "out", "--endpoint", endpoint, "--model", "m", "--concurrency", "1")
+    (refused, _), (retried, _) = FakeOpenAI.arrivals[:2]
+    assert FakeOpenAI.requests[0] == FakeOpenAI.requests[1] and retried - refused >= 1.5
+
+
+def test_the_endpoint_and_key_come_from_the_environment_unless_given(server_address: str, tmp_path: Path,
+                                                                    endpoint: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    problems, _ = write_inputs(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", endpoint)
+    run_eval(server_address, problems, tmp_path / "env", "--model", "m")
+    assert len(FakeOpenAI.arrivals) == 3 and {auth for _, auth in FakeOpenAI.arrivals} == {"Bearer sk-test"}
+    with socket.socket() as unused:   # a port nothing listens on: --endpoint wins over $OPENAI_BASE_URL
+        unused.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{unused.getsockname()[1]}/v1")
+    run_eval(server_address, problems, tmp_path / "flag", "--model", "m", "--endpoint", endpoint)
+    assert len(FakeOpenAI.arrivals) == 6
 
 
 def test_a_server_that_does_not_speak_the_api_is_a_clear_error(server_address: str, tmp_path: Path, endpoint: str,
