@@ -167,7 +167,8 @@ class EndpointGenerator:
                 raise _not_the_api(url, f"HTTP {exc.status_code}", exc.message) from None
             raise GenerationError(f"{url}: HTTP {exc.status_code}: {exc.message}") from None
         except openai.APIError as exc:   # no connection or no answer in time, after the client's retries
-            raise GenerationError(f"{url}: {exc.message} ({exc.__cause__!r})") from None
+            cause = f" ({exc.__cause__!r})" if exc.__cause__ else ""
+            raise GenerationError(f"{url}: {exc.message}{cause}") from None
         texts = _choice_texts(url, answer, chat)
         if not texts:
             raise GenerationError(f"{url}: asked for {n} choice(s) for {problem.id}, got none")
