@@ -19,6 +19,7 @@ import contextlib
 import itertools
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -40,6 +41,15 @@ RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED, g
 HEALTH_TIMEOUT_S = 2.0
 WIDTH_TTL_S = 30.0  # how long a target's replica count is trusted (the autoscaler changes it)
 SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+SERVER_ENV = "REWARD_SERVER"   # the address every training integration falls back to
+
+
+def server_address(server: str | Sequence[str] | None) -> str | Sequence[str]:
+    """The explicit address(es), else $REWARD_SERVER."""
+    address = server or os.environ.get(SERVER_ENV)
+    if not address:
+        raise ValueError(f"no reward server address: pass server=HOST:PORT or set ${SERVER_ENV}")
+    return address
 
 
 class RewardServerError(Exception):

@@ -20,11 +20,10 @@ import torch
 from accelerate.utils import broadcast_object_list, gather_object
 from transformers import TrainerCallback
 
-from reward_server.client import RewardClient
+from reward_server.client import RewardClient, server_address
 from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 from trainers.datasets import from_row
-from trainers.rewards import server_address
 
 log = logging.getLogger(__name__)
 

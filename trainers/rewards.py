@@ -21,19 +21,17 @@ import abc
 import asyncio
 import collections
 import logging
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from reward_server.client import AsyncRewardClient, RewardClient
+from reward_server.client import AsyncRewardClient, RewardClient, server_address
 from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 from trainers.datasets import COLUMNS, from_row
 
 log = logging.getLogger(__name__)
 
-SERVER_ENV = "REWARD_SERVER"
 KINDS = ("code", "equation")
 
 
@@ -42,14 +40,6 @@ def completion_text(completion: str | list[Mapping[str, Any]]) -> str:
     if isinstance(completion, str):
         return completion
     return "".join(message["content"] for message in completion if message.get("role") == "assistant")
-
-
-def server_address(server: str | Sequence[str] | None) -> str | Sequence[str]:
-    """The explicit address(es), else $REWARD_SERVER."""
-    address = server or os.environ.get(SERVER_ENV)
-    if not address:
-        raise ValueError(f"no reward server address: pass server=HOST:PORT or set ${SERVER_ENV}")
-    return address
 
 
 class _ServerRewardBase(abc.ABC):

@@ -9,10 +9,9 @@ import math
 import pytest
 
 from benchmarks.equational import EquationalProblem
-from reward_server.client import ServerUnavailable
+from reward_server.client import SERVER_ENV, ServerUnavailable
 from trainers import benchmarks
 from trainers.rewards import (
-    SERVER_ENV,
     async_code_reward,
     async_equation_reward,
     code_reward,
