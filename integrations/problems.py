@@ -2,9 +2,12 @@
 
     python -m integrations.problems --benchmark humaneval --output humaneval.jsonl
     python -m integrations.problems --benchmark lcb-lcb --benchmark-source lcb.jsonl --format openrlhf --output rl.jsonl
+    python -m integrations.problems --benchmark humaneval --format verl --output humaneval.parquet
 
 `problems` writes our problems JSONL (benchmarks/FORMAT.md, chat included), which the verifiers taskset loads;
-`openrlhf` writes OpenRLHF's prompt rows (`prompt`: the chat, `label`: the problem as JSON).
+`openrlhf` writes OpenRLHF's prompt rows (`prompt`: the chat, `label`: the problem as JSON), `verl` verl's rows
+(`reward_model.ground_truth`: the problem as JSON). An output named *.parquet is written as parquet (verl's data
+files; pyarrow comes with verl and with `datasets`), any other as JSON lines.
 """
 
 from __future__ import annotations
@@ -17,17 +20,25 @@ from typing import Any
 
 from benchmarks import problem_jsonl
 from benchmarks.problem import Problem
-from integrations import openrlhf
+from integrations import openrlhf, verl
 from reward_server.evaluation.benchmarks import NAMES, BenchmarkOptions, load_benchmark
 
 FORMATS: dict[str, Callable[[Problem], dict[str, Any]]] = {"problems": problem_jsonl.row,
-                                                           "openrlhf": openrlhf.dataset_row}
+                                                           "openrlhf": openrlhf.dataset_row,
+                                                           "verl": verl.dataset_row}
 
 
 def write(problems: Sequence[Problem], path: Path, form: str) -> None:
+    rows = [FORMATS[form](problem) for problem in problems]
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        return
     with path.open("w", encoding="utf-8") as stream:
-        for problem in problems:
-            stream.write(json.dumps(FORMATS[form](problem)) + "\n")
+        for row in rows:
+            stream.write(json.dumps(row) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
