@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from typing import Any
 
 from benchmarks import problem_jsonl
 from benchmarks.problem import Problem
-from reward_server.client import RewardClient, RewardServerError
+from reward_server.client import RewardClient, RewardServerError, server_address
 from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 
 log = logging.getLogger(__name__)
 
-SERVER_ENV = "REWARD_SERVER"
 CALLER = "openrlhf"
 
 _client: RewardClient | None = None
@@ -50,10 +48,7 @@ def _connected() -> RewardClient:
     global _client
     with _client_lock:
         if _client is None:
-            address = os.environ.get(SERVER_ENV)
-            if not address:
-                raise ValueError(f"set ${SERVER_ENV} to the reward server's address for OpenRLHF's reward_func")
-            _client = RewardClient(address)
+            _client = RewardClient(server_address(None))
         return _client
 
 

@@ -30,6 +30,9 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rewa
 # Where a framework needs torch: the CPU build this machine's pip finds on local disk (its find-links), as the main
 # venv's [train] pin; left free, uv takes the newest torch, and PyPI's build of it is CUDA's (gigabytes).
 CONSTRAINTS = ("torch==2.13.0",)
+# What a framework requires that builds only against CUDA, and that none of its code the tests run imports: left out
+# of its venv (overridden by a requirement whose marker no platform has, which uv drops). OpenRLHF 0.11.2 pins both.
+CUDA_ONLY = {"openrlhf": ("flash-attn", "deepspeed")}
 BUILD_TIMEOUT_S = 900
 
 
@@ -54,16 +57,18 @@ def _pip_find_links() -> list[str]:
     return list(dict.fromkeys(links))
 
 
-def _build(venv: Path, pins: list[str]) -> None:
+def _build(venv: Path, pins: list[str], left_out: tuple[str, ...]) -> None:
     uv = [sys.executable, "-m", "uv"]
     constraints = venv.with_suffix(".constraints.txt")
     constraints.write_text("".join(f"{pin}\n" for pin in CONSTRAINTS), encoding="utf-8")
+    overrides = venv.with_suffix(".overrides.txt")
+    overrides.write_text("".join(f"{name}; sys_platform == 'never'\n" for name in left_out), encoding="utf-8")
     started = time.monotonic()
     subprocess.run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True,
                    timeout=BUILD_TIMEOUT_S)
     find_links = [argument for link in _pip_find_links() for argument in ("--find-links", link)]
     done = subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
-                           "--constraint", str(constraints), *find_links, *pins],
+                           "--constraint", str(constraints), "--override", str(overrides), *find_links, *pins],
                           capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     if done.returncode != 0:
         raise RuntimeError(f"installing {pins} into {venv} failed:\n{done.stderr}")
@@ -73,7 +78,8 @@ def _build(venv: Path, pins: list[str]) -> None:
 def framework_python(name: str) -> Path:
     """The interpreter of the framework's venv, built first if this machine has none for its current pins."""
     pins = requirements(name)
-    digest = hashlib.sha256("\n".join([sys.version, *pins, *CONSTRAINTS]).encode()).hexdigest()[:12]
+    left_out = CUDA_ONLY.get(name, ())
+    digest = hashlib.sha256("\n".join([sys.version, *pins, *CONSTRAINTS, *left_out]).encode()).hexdigest()[:12]
     venv = CACHE / f"{name}-{digest}"
     ready = venv / ".complete"   # written last: a build cut short is built again
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -81,7 +87,7 @@ def framework_python(name: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not ready.exists():
             shutil.rmtree(venv, ignore_errors=True)
-            _build(venv, pins)
+            _build(venv, pins, left_out)
             ready.touch()
     return venv / "bin" / "python"
 

@@ -5,16 +5,16 @@ equal direct Score calls', and an infra verdict or a stopped server scores 0 wit
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
+
+import pytest
 
 from benchmarks import problem_jsonl
 from integrations import problems as converter
-from reward_server.client import RewardClient
+from reward_server.client import SERVER_ENV, RewardClient
 from reward_server.pb import reward_pb2
 from tests.conftest import ROOT
-from tests.integrations.framework_venv import framework_python
+from tests.integrations.framework_venv import run_script
 
 SCRIPT = Path(__file__).with_name("openrlhf_rollout.py")
 REWARD_FILE = ROOT / "integrations" / "openrlhf.py"
@@ -29,21 +29,22 @@ PROBLEMS = [problem_jsonl.problem(row, "t", "row") for row in (
 RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 
 
-def rollouts(tmp_path: Path, address: str, samples: list[tuple[int, str]]) -> list[dict]:
+def rollouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str,
+             samples: list[tuple[int, str]]) -> list[dict]:
     rows = tmp_path / "rows.jsonl"
     converter.write(PROBLEMS, rows, "openrlhf")
-    done = subprocess.run([framework_python("openrlhf"), SCRIPT, REWARD_FILE, rows, json.dumps(samples)], cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "REWARD_SERVER": address},
-                          capture_output=True, text=True, timeout=300)
+    monkeypatch.setenv(SERVER_ENV, address)   # the reward file's address in OpenRLHF's workers
+    done = run_script("openrlhf", SCRIPT, str(REWARD_FILE), str(rows), json.dumps(samples))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_openrlhfs_executor_scores_as_score_does(start_server, tmp_path: Path) -> None:
+def test_openrlhfs_executor_scores_as_score_does(start_server, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     server = start_server()
     samples = [(0, RIGHT), (0, "```python\nprint(5)\n```"), (0, "no code"), (2, "VERDICT: TRUE"),
                (2, "VERDICT: FALSE"), (3, "    return x + 1\n"), (3, "    return x\n"), (1, RIGHT)]
-    got = rollouts(tmp_path, server.address, samples)
+    got = rollouts(tmp_path, monkeypatch, server.address, samples)
     with RewardClient(server.address) as client:
         direct = client.score([PROBLEMS[index].candidate(f"d{i}", completion)
                                for i, (index, completion) in enumerate(samples)])
@@ -58,8 +59,9 @@ def test_openrlhfs_executor_scores_as_score_does(start_server, tmp_path: Path) -
         assert sample["extra_logs"] == {"infra": float(infra)}, verdict
 
 
-def test_a_stopped_server_scores_zero_marked_infra(start_server, tmp_path: Path) -> None:
+def test_a_stopped_server_scores_zero_marked_infra(start_server, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     server = start_server()
     server.stop()
-    (sample,) = rollouts(tmp_path, server.address, [(0, RIGHT)])
+    (sample,) = rollouts(tmp_path, monkeypatch, server.address, [(0, RIGHT)])
     assert sample == {"reward": [0.0], "score": [0.0], "extra_logs": {"infra": 1.0}}

@@ -5,15 +5,12 @@ verdict or a stopped server becomes verifiers' SandboxError on the trace (a mask
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 from benchmarks import problem_jsonl
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
-from tests.conftest import ROOT
-from tests.integrations.framework_venv import framework_python
+from tests.integrations.framework_venv import run_script
 
 SCRIPT = Path(__file__).with_name("verifiers_traces.py")
 ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
@@ -28,9 +25,7 @@ WRONG = "```python\nprint(5)\n```"
 def score_traces(tmp_path: Path, address: str, replies: list[tuple[str, str]]) -> dict:
     problems = tmp_path / "problems.jsonl"
     problems.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
-    done = subprocess.run([framework_python("verifiers"), SCRIPT, problems, address, json.dumps(replies)],
-                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                          timeout=300)
+    done = run_script("verifiers", SCRIPT, str(problems), address, json.dumps(replies))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
