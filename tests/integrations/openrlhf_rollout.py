@@ -6,7 +6,8 @@ The prompt is built by OpenRLHF's dataset code (`preprocess_data`, chat template
 decoding of prompt + response tokens from a real (tiny, byte-level) tokenizer. Only the generation is scripted:
 vLLM needs a GPU, so `generate` answers each sample's given completion, as vLLM's engine answers the executor.
 
-argv: the reward file, the rows file, then a JSON list of [row index, completion]; prints one JSON object per
+argv: the reward file, the rows file, then a JSON list of [row index, completion(, max_length: the executor's
+budget for prompt + response, 8192 if not given)]; prints one JSON object per
 sample: the executor's reward, score and extra_logs, with the shape OpenRLHF builds its reward tensor in.
 """
 
@@ -47,8 +48,10 @@ class ScriptedEngine:
 
     async def generate(self, prompt_token_ids: list[int], sampling_params, multi_modal_data=None) -> SimpleNamespace:
         ids = self.tokenizer(text=self.completion, add_special_tokens=False)["input_ids"]
-        return SimpleNamespace(outputs=[SimpleNamespace(token_ids=ids, text=self.completion, finish_reason="stop",
-                                                        logprobs=None)])
+        cut = ids[:sampling_params.max_tokens]
+        return SimpleNamespace(outputs=[SimpleNamespace(
+            token_ids=cut, text=self.tokenizer.decode(cut), finish_reason="length" if cut != ids else "stop",
+            logprobs=None)])
 
 
 async def main() -> None:
@@ -58,15 +61,16 @@ async def main() -> None:
     executor = SingleTurnAgentExecutor([reward_file])   # train_ppo_ray splits --reward.remote_url into this list
     params = SimpleNamespace(max_tokens=None, logprobs=None)
 
-    async def rollout(index: int, completion: str) -> dict:
+    async def rollout(index: int, completion: str, max_length: int = 8192) -> dict:
         prompt, label = preprocess_data(rows[index], None, "prompt", "label", tokenizer.apply_chat_template)
-        output = await executor.execute(prompt, label, params, 8192, tokenizer, ScriptedEngine(tokenizer, completion))
+        output = await executor.execute(prompt, label, params, max_length, tokenizer,
+                                        ScriptedEngine(tokenizer, completion))
         reward = output["reward"]
         return {"reward": None if reward is None else torch.tensor([reward]).tolist(),   # as samples_generator does
                 "score": None if output["scores"] is None else torch.tensor([output["scores"]]).tolist(),
                 "extra_logs": {key: float(value.flatten()[0]) for key, value in output["extra_logs"].items()}}
 
-    print(json.dumps(await asyncio.gather(*(rollout(index, completion) for index, completion in samples))))
+    print(json.dumps(await asyncio.gather(*(rollout(*sample) for sample in samples))))
 
 
 if __name__ == "__main__":

@@ -29,8 +29,7 @@ PROBLEMS = [problem_jsonl.problem(row, "t", "row") for row in (
 RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 
 
-def rollouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str,
-             samples: list[tuple[int, str]]) -> list[dict]:
+def rollouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, address: str, samples: list[tuple]) -> list[dict]:
     rows = tmp_path / "rows.jsonl"
     converter.write(PROBLEMS, rows, "openrlhf")
     monkeypatch.setenv(SERVER_ENV, address)   # the reward file's address in OpenRLHF's workers
@@ -44,7 +43,8 @@ def test_openrlhfs_executor_scores_as_score_does(start_server, tmp_path: Path,
     server = start_server()
     samples = [(0, RIGHT), (0, "```python\nprint(5)\n```"), (0, "no code"), (2, "VERDICT: TRUE"),
                (2, "VERDICT: FALSE"), (3, "    return x + 1\n"), (3, "    return x\n"), (1, RIGHT)]
-    got = rollouts(tmp_path, monkeypatch, server.address, samples)
+    # and a prompt OpenRLHF cuts from the left to fit 16 tokens: the query no longer starts with it
+    *got, cut = rollouts(tmp_path, monkeypatch, server.address, [*samples, (0, RIGHT, 16)])
     with RewardClient(server.address) as client:
         direct = client.score([PROBLEMS[index].candidate(f"d{i}", completion)
                                for i, (index, completion) in enumerate(samples)])
@@ -57,6 +57,7 @@ def test_openrlhfs_executor_scores_as_score_does(start_server, tmp_path: Path,
         # the shape OpenRLHF's samples_generator gives its reward and score tensors: one value per sample
         assert (sample["reward"], sample["score"]) == ([reward], [reward]), verdict
         assert sample["extra_logs"] == {"infra": float(infra)}, verdict
+    assert cut == {"reward": [0.0], "score": [0.0], "extra_logs": {"infra": 1.0}}
 
 
 def test_a_stopped_server_scores_zero_marked_infra(start_server, tmp_path: Path,
