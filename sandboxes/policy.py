@@ -59,7 +59,8 @@ class Step:
 class Ending:
     """How a step's process ended, as the backend saw it."""
 
-    stopped: str | None = None       # we stopped it: "cpu", "wall", "deadline", "cancelled" or "output"
+    stopped: str | None = None       # we stopped it: "cpu", "wall", "deadline", "cancelled", "output" or
+                                     # SANDBOX_KILLED
     oom_killed: bool = False         # the memory cgroup's OOM killer struck during the step
     exit_code: int | None = None     # normal exit status
     signal: int | None = None        # the signal that killed it
@@ -103,10 +104,12 @@ def cpu_check_delay(remaining_s: float) -> float:
     return max(CPU_CHECK_MIN_S, remaining_s / (os.cpu_count() or 1))
 
 
+SANDBOX_KILLED = "sandbox killed"   # a stop reason: the sandbox (not the program) was killed from outside
 _STOPPED = {
     "deadline": (RunStatus.DEADLINE, "the caller's deadline cut the run short"),
     "cancelled": (RunStatus.DEADLINE, "the run was cancelled"),
     "output": (RunStatus.OUTPUT_LIMIT, "stdout/stderr limit"),
+    SANDBOX_KILLED: (RunStatus.SANDBOX_ERROR, "the sandbox was killed from outside"),
 }
 CPU_LIMIT = "CPU-time limit"
 

@@ -36,3 +36,4 @@ class RunResult:
     detail: str = ""   # our explanation, e.g. why the sandbox failed or which signal killed it
     cpu_s: float | None = None  # CPU seconds all the step's processes used; None: not measured
     peak_memory_bytes: int | None = None  # memory high-water mark (per backend: docs/grading.md); None: not measured
+    signal: int | None = None   # the signal that killed the program, as its exit status says (sandbox_deaths.py)

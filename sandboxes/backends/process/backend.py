@@ -59,6 +59,7 @@ from sandboxes.backends.process.zygotes import Zygotes, zygote_prefix
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Step, compile_step, run_step
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.sandbox_deaths import SandboxDeaths, at_most_twice
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class ProcessBackend:
         self._instance: InstanceDir | None = None
         self._root: pathlib.Path | None = None
         self._counter = itertools.count()
+        self.deaths = SandboxDeaths()
 
     def describe(self, language: Language) -> SandboxInfo:
         info = self._infos.get(language.key)
@@ -212,12 +214,14 @@ class ProcessBackend:
     async def _run(self, slot: Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
                    deadline: float | None, artifact_tree: pathlib.Path | None) -> RunResult:
         """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing
-        `artifact_tree`)."""
+        `artifact_tree`); again, once, where its sandbox may have died under it (sandbox_deaths.py)."""
         prefix = zygote_prefix(language, step) if self.fork_from_zygotes else None
         if prefix is None:
-            return await self.supervisor.execute(slot, path, step, stdin, deadline=deadline,
-                                                 artifact_tree=artifact_tree)
-        return await self.zygotes.run(slot, path, language, step, stdin, deadline, prefix)
+            return await at_most_twice(lambda: self.supervisor.execute(
+                slot, path, step, stdin, deadline=deadline, artifact_tree=artifact_tree), self.deaths,
+                f"slot {slot.index}: a {language.key} run")
+        return await at_most_twice(lambda: self.zygotes.run(slot, path, language, step, stdin, deadline, prefix),
+                                   self.deaths, f"slot {slot.index}: a {language.key} run forked by its zygote")
 
 
 class ProcessWorkspace:
@@ -237,8 +241,9 @@ class ProcessWorkspace:
         if step is None:
             return None
         step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
-        compiled = await self.backend.supervisor.execute(self.slot, self.path, step, b"", deadline=deadline,
-                                                         artifact_tree=artifact_tree)
+        compiled = await at_most_twice(lambda: self.backend.supervisor.execute(
+            self.slot, self.path, step, b"", deadline=deadline, artifact_tree=artifact_tree), self.backend.deaths,
+            f"slot {self.slot.index}: a {self.language.key} compile")
         for name in self.compiled_away:
             (self.path / "box" / name).unlink(missing_ok=True)
         return compiled

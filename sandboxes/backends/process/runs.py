@@ -14,7 +14,7 @@ from sandboxes.backends.process.limits import RLIMITS, RunMeter, Usage
 from sandboxes.backends.process.slots import Slot, kill_quietly
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import Answer, Zygote
-from sandboxes.policy import Step
+from sandboxes.policy import SANDBOX_KILLED, Step
 
 KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
 KILL_AGAIN_S = 0.05             # a stopped run of a zygote is killed again this often until it has ended
@@ -72,7 +72,12 @@ class Spawned:
     async def finished(self) -> tuple[int | None, str]:
         """bwrap's init exit status (128 + N when the program died of signal N), or why there is none."""
         try:
-            await asyncio.gather(self.child.wait(), self.streams.done)
+            launcher = await self.child.wait()
+            if launcher < 0 and self.streams.stop_reason is None:
+                # Killed, and not by us (stop() kills it last): what it started may hold the run's pipes until the
+                # backstop. Its sandbox died under the run (sandbox_deaths.py).
+                self.streams.stop(SANDBOX_KILLED)
+            await self.streams.done
             report = _read_status(self._status)
         finally:
             os.close(self._status)
@@ -130,6 +135,8 @@ class Forked:
             self.usage = _usage(*answer.usage)
         if not answer.started:
             return None, f"the zygote could not start the run: {answer.error}"
+        if answer.init_killed:
+            return None, "the run's init was killed from outside, and the program with its pid namespace"
         return answer.exit_code, ""
 
 

@@ -92,7 +92,7 @@ class Supervisor:
         ending, exit_code, elapsed = outcome
         status, detail = classify(step, ending, streams.stderr)
         return RunResult(status, exit_code, streams.stdout, streams.stderr, elapsed, detail, ending.cpu_s,
-                         ending.peak_memory_bytes)
+                         ending.peak_memory_bytes, ending.signal)
 
     async def _supervise(self, slot: Slot, path: pathlib.Path, step: Step, streams: RunStreams, budget: float,
                          cut_by: str, zygote: Zygote | None,

@@ -140,6 +140,7 @@ SIGNAL_EXIT = 128
 INIT_SIGNALS = (signal.SIGCHLD, signal.SIGUSR1)     # what run_init.c waits for
 CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
 CODE_CACHE_MAX_BYTES = 1 << 20
+ARG_START_FIELD = 45                # arg_start's index in /proc/self/stat after the command's ")" (arg_end follows)
 
 
 class CapHeader(ctypes.Structure):
@@ -242,6 +243,19 @@ def unraisable(error, traceback, culprit):
     sys.unraisablehook(UNRAISABLE((type(error), error, traceback, None, culprit)))
 
 
+def show_command_line(argv):
+    """/proc/<pid>/cmdline of the program's process says what runs (the run's argv, NUL-padded in the zygote's own
+    argv area), not the zygote: as `ps` shows a fresh run, and so that an operator's `pkill -f zygote.py` takes the
+    zygotes (a death the server tells from the program's) and never a program (a SIGKILL it cannot tell from the
+    program's own)."""
+    with open("/proc/self/stat", "rb") as stat_file:
+        fields = stat_file.read().rsplit(b")", 1)[1].split()
+    start, end = int(fields[ARG_START_FIELD]), int(fields[ARG_START_FIELD + 1])
+    room = end - start
+    text = b"\0".join(os.fsencode(arg) for arg in argv)[:room - 1]
+    ctypes.memmove(start, text.ljust(room, b"\0"), room)
+
+
 def program(request, fds, report, code):
     """The program's process (pid 2 of the run's pid namespace), up to its first line: its mount and IPC namespaces,
     limits, no privileges, its streams and a fresh interpreter."""
@@ -264,6 +278,7 @@ def program(request, fds, report, code):
         os.dup2(fd, target)
     os.chdir(SANDBOX)
     argv, script = request["argv"], request["script"]
+    show_command_line(argv)
     path = f"{SANDBOX}/{argv[script]}"
     sys.orig_argv = list(argv)
     sys.argv = argv[script:]
@@ -337,7 +352,10 @@ def serve():
                       else SIGNAL_EXIT + os.WTERMSIG(status)}
         if init is not None:
             os.kill(init, signal.SIGUSR1)                   # it kills and reaps every process the program left
-            usages.append(os.wait4(init, 0)[2])             # with what they used
+            _, init_status, usage = os.wait4(init, 0)       # with what they used
+            usages.append(usage)
+            if os.WIFSIGNALED(init_status):     # killed from outside (a run cannot signal its namespace's init): the
+                answer["init_killed"] = True    # program died with its namespace, not of its own doing
         answer["usage"] = [sum(round((u.ru_utime + u.ru_stime) * 1e9) for u in usages),
                            max((u.ru_maxrss for u in usages), default=0)]
         os.close(report_r)

@@ -1,6 +1,6 @@
 """The life of a slot's zygotes (zygote.py): started on a language's first run in the slot, serving every later one
-with the same interpreter and environment, replaced when one dies. A run its zygote took down goes again, once, on a
-fresh one: never the program's fault."""
+with the same interpreter and environment, replaced when one dies. A run its zygote took down is a sandbox error, which
+goes again on a fresh one (sandbox_deaths.py): never the program's fault."""
 
 from __future__ import annotations
 
@@ -50,24 +50,22 @@ class Zygotes:
 
     async def run(self, slot: Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
                   deadline: float | None, prefix: tuple[str, ...]) -> RunResult:
-        """A run forked by the slot's zygote of the language. A zygote that died under a run is replaced and the run
-        goes again, once; a zygote that cannot start is a sandbox error."""
-        for _ in range(2):
-            zygote = slot.zygotes.get(language.key)
-            if zygote is not None and not (zygote.alive and zygote.serves(prefix, dict(step.env))):
-                await self.drop(slot, language.key)
-                zygote = None
-            if zygote is None:
-                try:
-                    zygote = await self._start(slot, language, step, prefix)
-                except (SandboxError, LimitsError, OSError) as e:
-                    return sandbox_error(f"zygote: {e}", 0.0)
-            result = await self.supervisor.execute(slot, path, step, stdin, deadline=deadline, zygote=zygote)
-            if result is not None:
-                return result
-            log.warning("slot %d: the %s zygote died under a run; replacing it", slot.index, language.key)
+        """A run forked by the slot's zygote of the language, started if it has none. A zygote that cannot start, or
+        that died under the run, is a sandbox error (replaced before the next run: sandbox_deaths.py runs it again)."""
+        zygote = slot.zygotes.get(language.key)
+        if zygote is not None and not (zygote.alive and zygote.serves(prefix, dict(step.env))):
             await self.drop(slot, language.key)
-        return sandbox_error("the zygote died under this run twice", 0.0)
+            zygote = None
+        if zygote is None:
+            try:
+                zygote = await self._start(slot, language, step, prefix)
+            except (SandboxError, LimitsError, OSError) as e:
+                return sandbox_error(f"zygote: {e}", 0.0)
+        result = await self.supervisor.execute(slot, path, step, stdin, deadline=deadline, zygote=zygote)
+        if result is not None:
+            return result
+        await self.drop(slot, language.key)
+        return sandbox_error("the zygote died under the run", 0.0)
 
     async def _start(self, slot: Slot, language: Language, step: Step, prefix: tuple[str, ...]) -> Zygote:
         """A new zygote in the slot, started under the run's memory limit; what it holds becomes resident."""
