@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from typing import Any
 
@@ -28,6 +29,9 @@ from reward_server.verdicts import Verdict
 log = logging.getLogger(__name__)
 
 CALLER = "openrlhf"
+# The end-of-sequence tokens of the usual chat models, as text: `<|im_end|>`, `<|eot_id|>`, `<|endoftext|>`...,
+# DeepSeek's between full-width bars (U+FF5C), `</s>`, Gemma's `<end_of_turn>` and `<eos>`.
+END_OF_SEQUENCE = re.compile(r"(?:<\|[^|<>\s]+\|>|<\uff5c[^\uff5c<>\s]+\uff5c>|</s>|<end_of_turn>|<eos>)+\s*\Z")
 
 _client: RewardClient | None = None
 _client_lock = threading.Lock()   # OpenRLHF calls reward_func from many threads at once
@@ -39,9 +43,11 @@ def dataset_row(problem: Problem) -> dict[str, Any]:
 
 
 def completion(query: str, prompt: str) -> str | None:
-    """The response: the query less the prompt; None when the query does not start with the prompt (OpenRLHF
-    cut a prompt too long for its budget from the left), since then the response's start is unknown."""
-    return query[len(prompt):] if query.startswith(prompt) else None
+    """The response: the query less the prompt and less the end-of-sequence token that ends a finished one (the
+    executor decodes with special tokens, and vLLM's output keeps the token); None when the query does not start
+    with the prompt (OpenRLHF cut a prompt too long for its budget from the left): where the response starts is
+    then unknown."""
+    return END_OF_SEQUENCE.sub("", query[len(prompt):]) if query.startswith(prompt) else None
 
 
 def _connected() -> RewardClient:

@@ -25,18 +25,20 @@ from openrlhf.utils.agent import SingleTurnAgentExecutor
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
+EOS = "<|im_end|>"
 CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
                  "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
 
 def tiny_tokenizer() -> PreTrainedTokenizerFast:
-    """Byte-level BPE with no merges: every text encodes, and decodes back byte for byte."""
+    """Byte-level BPE with no merges (every text encodes, and decodes back byte for byte) and a chat model's
+    end-of-sequence token."""
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     tokenizer.train_from_iterator([], trainers.BpeTrainer(initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                                           vocab_size=300, show_progress=False))
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, chat_template=CHAT_TEMPLATE)
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, chat_template=CHAT_TEMPLATE, eos_token=EOS)
 
 
 class ScriptedEngine:
@@ -47,11 +49,14 @@ class ScriptedEngine:
         self.completion = completion
 
     async def generate(self, prompt_token_ids: list[int], sampling_params, multi_modal_data=None) -> SimpleNamespace:
-        ids = self.tokenizer(text=self.completion, add_special_tokens=False)["input_ids"]
+        """Cut at max_tokens ("length"), else finished by the end-of-sequence token, which vLLM's token ids keep and
+        its text leaves out."""
+        ids = [*self.tokenizer(text=self.completion, add_special_tokens=False)["input_ids"],
+               self.tokenizer.eos_token_id]
         cut = ids[:sampling_params.max_tokens]
         return SimpleNamespace(outputs=[SimpleNamespace(
-            token_ids=cut, text=self.tokenizer.decode(cut), finish_reason="length" if cut != ids else "stop",
-            logprobs=None)])
+            token_ids=cut, text=self.tokenizer.decode(cut, skip_special_tokens=True),
+            finish_reason="length" if cut != ids else "stop", logprobs=None)])
 
 
 async def main() -> None:
