@@ -8,7 +8,7 @@ import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
-PACKAGES = ("reward_server", "sandboxes", "benchmarks", "trainers")
+PACKAGES = ("reward_server", "sandboxes", "benchmarks", "trainers", "integrations")
 EXTENSIONS = (".py", ".md", ".toml", ".proto", ".c", ".sh", ".lock", ".yaml")
 SKIPPED_DIRS = {".git", ".venv", "__pycache__", "node_modules", ".pytest_cache", ".ruff_cache"}
 _QUOTED = re.compile(r"`([^`\s]+)`")

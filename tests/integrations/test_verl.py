@@ -5,6 +5,8 @@ server sees a few Score calls, not 64; every verdict is a direct Score call's; i
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from integrations import problems as problems_cli
 from integrations.verl import ON_INFRA
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
+from tests.conftest import ROOT
 from tests.integrations.framework_venv import run_script
 from tests.trainers.tiny_model import tiny_model
 
@@ -28,6 +31,13 @@ HALF = "```python\nprint(5)\n```"   # passes the first test only
 RESPONSES = {"add": [RIGHT, HALF, "I would add them.", RIGHT.replace("a + b", "a - b")],
              "add-klingon": [RIGHT], "comm": ["VERDICT: TRUE", "VERDICT: FALSE", "no idea"]}
 SAMPLES = 64
+
+
+def documented_command() -> list[str]:
+    """The overrides of docs/integrations.md's verl command line."""
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    command = re.search(r"```\n(python -m verl\.trainer\.main_ppo .*?)```", text, re.DOTALL).group(1)
+    return shlex.split(command.replace("\\\n", " "))[3:]
 
 
 def overrides(data: dict, address: str, manager: str = "naive", **reward_kwargs: object) -> list[str]:
@@ -55,7 +65,12 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 def score_in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]]) -> list[dict]:
-    plan = {**data, "metrics_url": metrics_url, "runs": [{"overrides": r} for r in runs]}
+    return in_verl(data, metrics_url, runs)["runs"]
+
+
+def in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]]) -> dict:
+    plan = {**data, "metrics_url": metrics_url, "runs": [{"overrides": r} for r in runs],
+            "documented": documented_command()}
     done = run_script("verl", SCRIPT, json.dumps(plan), timeout_s=600)
     assert done.returncode == 0, done.stderr[-5000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -104,3 +119,15 @@ def test_infra_scores_zero_or_raises_whether_a_verdict_or_a_stopped_server(start
     assert zero_stopped["scores"] == [0.0] * SAMPLES and zero_stopped["columns"]["infra"] == [True] * SAMPLES
     assert set(zero_stopped["columns"]["verdict"]) == {"INFRA_UNAVAILABLE"}
     assert raised_stopped["error"] == "InfraFailure" and "UNAVAILABLE" in raised_stopped["message"]
+
+
+def test_the_documented_command_line_composes_with_the_reward_the_tests_use(data) -> None:
+    """docs/integrations.md's verl command is a valid verl config, and its reward lines are the tests' own."""
+    documented = documented_command()
+    ours = [o for o in overrides(data, "reward.ns.svc:50051", on_infra="zero") if "reward" in o]
+    assert set(ours) <= set(documented), set(ours) - set(documented)
+    reward = in_verl(data, None, [])["documented"]
+    assert reward["custom_reward_function"] == {"path": "pkg://integrations.verl", "name": "compute_score",
+                                                "reward_kwargs": {"server": "reward.ns.svc:50051",
+                                                                  "on_infra": "zero"}}
+    assert reward["reward_manager"]["name"] == "naive"

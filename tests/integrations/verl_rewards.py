@@ -9,9 +9,10 @@ hosts) builds the reward manager through get_custom_reward_fn and scores the bat
 its event loop. Ray itself is left out: it only places the worker.
 
 argv[1]: a JSON plan {"model", "data", "samples": [[row, response], ...], "metrics_url" (or null),
-"runs": [{"overrides": [...]}, ...]}. Prints one JSON line: per run, the scores, the columns verl would log (keyed
-by the first sample's keys, as RewardLoopManager does), the rm_scores tensor's sum and the Score calls the server
-counted, or the exception that ended it.
+"runs": [{"overrides": [...]}, ...], "documented": [...]}. Prints one JSON line: {"runs": per run, the scores, the
+columns verl would log (keyed by the first sample's keys, as RewardLoopManager does), the rm_scores tensor's sum
+and the Score calls the server counted, or the exception that ended it; "documented": the reward section of the
+config the documented command line composes}.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 import torch
 import verl.trainer
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 from verl import DataProto
 from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
 from verl.utils import hf_tokenizer
@@ -74,10 +76,12 @@ async def run(plan: dict[str, Any], overrides: list[str], data: DataProto) -> di
             "score_calls": score_calls(plan["metrics_url"]) - before}
 
 
-async def main(plan: dict[str, Any]) -> list[dict[str, Any]]:
-    first = config(plan["runs"][0]["overrides"])
-    data = batch(plan, hf_tokenizer(plan["model"]), first.data)
-    return [await run(plan, r["overrides"], data) for r in plan["runs"]]
+async def main(plan: dict[str, Any]) -> dict[str, Any]:
+    runs = []
+    if plan["runs"]:
+        data = batch(plan, hf_tokenizer(plan["model"]), config(plan["runs"][0]["overrides"]).data)
+        runs = [await run(plan, r["overrides"], data) for r in plan["runs"]]
+    return {"runs": runs, "documented": OmegaConf.to_container(config(plan["documented"]).reward, resolve=True)}
 
 
 if __name__ == "__main__":
