@@ -35,8 +35,9 @@ class ServerTaskConfig(vf.TaskConfig):
 
 
 class ProblemsConfig(vf.TasksetConfig):
-    problems: Path
-    """A problems JSONL (benchmarks/FORMAT.md), set with `--env.taskset.problems`."""
+    problems: Path | None = None
+    """A problems JSONL (benchmarks/FORMAT.md), set with `--env.taskset.problems`. Required, but unset by default:
+    verifiers' command line builds the config from the taskset id alone before it reads the flags."""
     task: ServerTaskConfig = ServerTaskConfig()
 
 
@@ -68,6 +69,8 @@ class ProblemTask(vf.Task[ProblemData, vf.State, ServerTaskConfig]):
 
 class ProblemsTaskset(vf.Taskset[ProblemTask, ProblemsConfig]):
     def load(self) -> Iterator[ProblemTask]:
+        if self.config.problems is None:
+            raise ValueError("reward-server-tasks needs a problems JSONL: set --env.taskset.problems")
         for problem in problem_jsonl.load(self.config.problems):
             yield ProblemTask(ProblemData(id=problem.id, name=problem.id, prompt=problem.chat,
                                           problem=problem_jsonl.row(problem)), self.config.task)

@@ -39,6 +39,8 @@ def test_the_taskset_loads_by_its_id_and_scores_real_replies_as_score_does(start
                ("comm", "VERDICT: FALSE"), ("add-klingon", RIGHT)]
     got = score_traces(tmp_path, server.address, replies)
     assert (got["env"], got["taskset"]) == ("SingleAgentEnv", "ProblemsTaskset")
+    assert (got["command"]["problems"], got["command"]["task"]["server"]) == (
+        str(tmp_path / "problems.jsonl"), server.address)
     assert got["prompts"]["add"] == CHAT
     problems = {problem.id: problem for problem in PROBLEMS}
     with RewardClient(server.address) as client:

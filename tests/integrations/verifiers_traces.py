@@ -3,7 +3,8 @@ taskset id as `vf-eval` and prime-rl build it (`resolve_env_config`, `load_envir
 verifiers scores a finished trace offline (`vf-replay`'s loop: `Task.score`, an error recorded on the trace).
 
 argv: the problems JSONL, the server address, then a JSON list of [problem id, reply]; prints a JSON object: the
-environment's and taskset's types, each task's key and prompt, and per reply its rewards, verdict and error.
+taskset config `vf-eval` resolves from its flags, the environment's and taskset's types, each task's key and
+prompt, and per reply its rewards, verdict and error.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import tempfile
+from pathlib import Path
 
 import verifiers.v1 as vf
+from verifiers.v1.cli.eval.main import main as vf_eval
 from verifiers.v1.graph import MessageNode
 
 
@@ -35,14 +39,24 @@ async def scored(task: vf.Task, reply: str) -> dict:
             "stop_condition": scoring.stop_condition, "last_reply": scoring.last_reply}
 
 
+def eval_command_config(problems: str, address: str) -> dict:
+    """The taskset config `vf-eval` resolves from its command line (a dry run writes it and stops)."""
+    with tempfile.TemporaryDirectory() as out:
+        vf_eval(["reward-server-tasks", "--env.taskset.problems", problems, "--env.taskset.task.server", address,
+                 "--dry-run", "--output-dir", out])
+        (written,) = Path(out).glob("**/eval.json")
+        return json.loads(written.read_text())["env"]["taskset"]
+
+
 async def main() -> None:
     problems, address, replies = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    command = eval_command_config(problems, address)
     config = vf.resolve_env_config({"taskset": {"id": "reward-server-tasks", "problems": problems,
                                                 "task": {"server": address}}})
     env = vf.load_environment(config)
     tasks = {task.key: task for task in env.taskset}
     results = await asyncio.gather(*(scored(tasks[problem_id], reply) for problem_id, reply in replies))
-    print(json.dumps({"env": type(env).__name__, "taskset": type(env.taskset).__name__,
+    print(json.dumps({"command": command, "env": type(env).__name__, "taskset": type(env.taskset).__name__,
                       "prompts": {key: [m.model_dump() for m in task.data.prompt] for key, task in tasks.items()},
                       "traces": results}))
 
