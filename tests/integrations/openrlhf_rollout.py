@@ -1,14 +1,15 @@
 """Run by tests/integrations/test_openrlhf.py with OpenRLHF's own interpreter: our reward file, loaded and called by
 OpenRLHF 0.11's `SingleTurnAgentExecutor` as a rollout worker does with `--reward.remote_url <file>.py`.
 
-The prompt is built by OpenRLHF's dataset code (`preprocess_data`, chat template applied) from the rows
-`python -m integrations.problems --format openrlhf` writes; the query the reward file gets is the executor's own
-decoding of prompt + response tokens from a real (tiny, byte-level) tokenizer. Only the generation is scripted:
-vLLM needs a GPU, so `generate` answers each sample's given completion, as vLLM's engine answers the executor.
+The prompt is built by OpenRLHF's dataset code (the .jsonl read as its `blending_datasets` reads one, then
+`preprocess_data`, chat template applied) from the rows `python -m integrations.problems --format openrlhf`
+writes; the query the reward file gets is the executor's own decoding of prompt + response tokens from a real
+(tiny, byte-level) tokenizer. Only the generation is scripted: vLLM needs a GPU, so `generate` answers each
+sample's given completion, as vLLM's engine answers the executor.
 
 argv: the reward file, the rows file, then a JSON list of [row index, completion(, max_length: the executor's
-budget for prompt + response, 8192 if not given)]; prints one JSON object per
-sample: the executor's reward, score and extra_logs, with the shape OpenRLHF builds its reward tensor in.
+budget for prompt + response, 8192 if not given)]; prints one JSON object per sample: the executor's reward,
+score and extra_logs, with the shape OpenRLHF builds its reward tensor in.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+from datasets import load_dataset
 from openrlhf.datasets.prompts_dataset import preprocess_data
 from openrlhf.utils.agent import SingleTurnAgentExecutor
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -62,7 +63,7 @@ class ScriptedEngine:
 async def main() -> None:
     reward_file, rows_file, samples = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     tokenizer = tiny_tokenizer()
-    rows = [json.loads(line) for line in Path(rows_file).read_text(encoding="utf-8").splitlines()]
+    rows = load_dataset("json", data_files=rows_file)["train"]   # how OpenRLHF's blending_datasets reads a .jsonl
     executor = SingleTurnAgentExecutor([reward_file])   # train_ppo_ray splits --reward.remote_url into this list
     params = SimpleNamespace(max_tokens=None, logprobs=None)
 
