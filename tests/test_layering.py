@@ -10,13 +10,14 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PROTOBUF = "reward_server.pb"  # the generated stubs: a layer of their own, importing nothing of ours
-PACKAGES = ("sandboxes", "benchmarks", "reward_server", "trainers", "integrations", PROTOBUF)
+PACKAGES = ("sandboxes", "benchmarks", "reward_server", "trainers", "integrations", "reward_server_tasks", PROTOBUF)
 ALLOWED = {
     "sandboxes": set(),
     "benchmarks": {PROTOBUF},
     "reward_server": {"sandboxes", "benchmarks", PROTOBUF},
     "trainers": {"reward_server", "benchmarks", "sandboxes", PROTOBUF},
     "integrations": {"reward_server", "benchmarks", PROTOBUF},
+    "reward_server_tasks": {"integrations"},
     PROTOBUF: set(),
 }
 
@@ -41,7 +42,7 @@ def imported_modules(path: pathlib.Path) -> set[str]:
 def layer_imports() -> dict[str, dict[str, set[str]]]:
     """layer -> imported layer -> the files that import it."""
     graph: dict[str, dict[str, set[str]]] = {layer: {} for layer in PACKAGES}
-    for top in ("sandboxes", "benchmarks", "reward_server", "trainers", "integrations"):
+    for top in ("sandboxes", "benchmarks", "reward_server", "trainers", "integrations", "reward_server_tasks"):
         for path in (ROOT / top).rglob("*.py"):
             module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
             source = layer_of(module)
