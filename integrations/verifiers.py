@@ -22,7 +22,7 @@ import verifiers.v1 as vf
 
 from benchmarks import problem_jsonl
 from integrations import batching
-from reward_server.client import RewardServerError
+from reward_server.client import CallFailed, ServerUnavailable
 from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 
@@ -58,7 +58,7 @@ class ProblemTask(vf.Task[ProblemData, vf.State, ServerTaskConfig]):
         candidate = problem.candidate(f"{problem.id}#{trace.id}", trace.last_reply)
         try:
             result = await batching.score(candidate, address=self.config.server, caller=CALLER)
-        except RewardServerError as error:
+        except (ServerUnavailable, CallFailed) as error:   # a request the server refused stays our bug (TaskError)
             raise vf.SandboxError(f"reward server: {error}") from error
         verdict = Verdict[reward_pb2.Verdict.Name(result.verdict)]
         trace.info["verdict"] = verdict.name
