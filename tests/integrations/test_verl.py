@@ -64,13 +64,15 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
             "samples": [pairs[i % len(pairs)] for i in range(SAMPLES)]}
 
 
-def score_in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]]) -> list[dict]:
-    return in_verl(data, metrics_url, runs)["runs"]
+def score_in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]], *,
+                  ray: bool = False) -> list[dict]:
+    return in_verl(data, metrics_url, runs, ray=ray)["runs"]
 
 
-def in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]]) -> dict:
-    plan = {**data, "metrics_url": metrics_url, "runs": [{"overrides": r} for r in runs],
-            "documented": documented_command()}
+def in_verl(data: dict[str, object], metrics_url: str | None, runs: list[list[str]], *, ray: bool = False,
+            documented: list[str] | None = None) -> dict:
+    plan = {**data, "metrics_url": metrics_url, "runs": [{"overrides": r, "ray": ray} for r in runs],
+            "documented": documented}
     done = run_script("verl", SCRIPT, json.dumps(plan), timeout_s=600)
     assert done.returncode == 0, done.stderr[-5000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -106,6 +108,20 @@ def test_verls_reward_loop_scores_a_batch_in_few_score_calls_as_score_does(start
     assert halves and all(partial["scores"][i] == partial["columns"]["pass_fraction"][i] == 0.5 for i in halves)
 
 
+def test_through_rays_reward_loop_manager_each_worker_makes_one_score_call(start_server, data) -> None:
+    """The trainer's own path: RewardLoopManager splits the batch over its Ray reward workers (actors, each
+    scoring on its own event loop) and builds the columns from theirs."""
+    server = start_server("--metrics-port", "0")
+    workers = 2
+    config = [*overrides(data, server.address), f"reward.num_workers={workers}"]
+    got, = score_in_verl(data, server.metrics_url, [config], ray=True)
+    verdicts = direct_verdicts(server.address, data["samples"])
+    assert got["columns"]["verdict"] == verdicts
+    assert got["columns"]["infra"] == [v.startswith("INFRA_") for v in verdicts]
+    assert got["scores"] == [1.0 if v == "PASS" else 0.0 for v in verdicts] == got["columns"]["score"]
+    assert 1 <= got["score_calls"] <= workers, got["score_calls"]
+
+
 def test_infra_scores_zero_or_raises_whether_a_verdict_or_a_stopped_server(start_server, data) -> None:
     """An infra verdict (a language the server lacks) in its samples, a stopped server in all 64."""
     live, stopped = start_server(), start_server()
@@ -126,7 +142,7 @@ def test_the_documented_command_line_composes_with_the_reward_the_tests_use(data
     documented = documented_command()
     ours = [o for o in overrides(data, "reward.ns.svc:50051", on_infra="zero") if "reward" in o]
     assert set(ours) <= set(documented), set(ours) - set(documented)
-    reward = in_verl(data, None, [])["documented"]
+    reward = in_verl(data, None, [], documented=documented)["documented"]
     assert reward["custom_reward_function"] == {"path": "pkg://integrations.verl", "name": "compute_score",
                                                 "reward_kwargs": {"server": "reward.ns.svc:50051",
                                                                   "on_infra": "zero"}}

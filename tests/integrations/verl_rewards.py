@@ -4,15 +4,16 @@ integrations.verl.compute_score exactly as a training run does, nothing of it re
 verl's Hydra config (ppo_trainer, composed from verl's package) takes the overrides docs/integrations.md gives;
 verl's RLHFDataset reads the parquet file `python -m integrations.problems --format verl` wrote; each sample is
 the dataset row's chat under the tokenizer's template (the prompt, left-padded) and a response tokenized then
-decoded by verl (right-padded), as rollout leaves them; verl's RewardLoopWorker (what each Ray reward worker
-hosts) builds the reward manager through get_custom_reward_fn and scores the batch, every sample concurrently on
-its event loop. Ray itself is left out: it only places the worker.
+decoded by verl (right-padded), as rollout leaves them. A run scores the batch either in this process, with the
+RewardLoopWorker each Ray reward worker hosts (it builds the reward manager through get_custom_reward_fn and
+scores every sample concurrently on its event loop), or, with "ray", through the RewardLoopManager the trainer
+builds: a local Ray cluster, the workers as Ray actors, the columns assembled from theirs.
 
 argv[1]: a JSON plan {"model", "data", "samples": [[row, response], ...], "metrics_url" (or null),
-"runs": [{"overrides": [...]}, ...], "documented": [...]}. Prints one JSON line: {"runs": per run, the scores, the
-columns verl would log (keyed by the first sample's keys, as RewardLoopManager does), the rm_scores tensor's sum
-and the Score calls the server counted, or the exception that ended it; "documented": the reward section of the
-config the documented command line composes}.
+"runs": [{"overrides": [...], "ray": bool}, ...], "documented": [...] (optional)}. Prints one JSON line: {"runs":
+per run, the scores, the columns verl logs (keyed by the first sample's keys, as RewardLoopManager builds them),
+the rm_scores tensor's sum and the Score calls the server counted, or the exception that ended it; "documented":
+the reward section of the config the documented command line composes}.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import ray
 import torch
 import verl.trainer
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from verl import DataProto
-from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+from verl.experimental.reward_loop.reward_loop import RewardLoopManager, RewardLoopWorker
 from verl.utils import hf_tokenizer
 from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
 
@@ -61,6 +63,21 @@ def score_calls(url: str | None) -> int:
     return int(total(scrape(url), "reward_requests_total", method="Score")) if url else 0
 
 
+def through_ray(plan: dict[str, Any], overrides: list[str], data: DataProto) -> dict[str, Any]:
+    ray.init(num_cpus=2, include_dashboard=False)   # its workers inherit this process's environment
+    try:
+        manager = RewardLoopManager(config(overrides))
+        before = score_calls(plan["metrics_url"])
+        output = manager.compute_rm_score(data)
+        keys = output.meta_info["reward_extra_keys"]
+        return {"scores": output.batch["rm_scores"].sum(dim=-1).tolist(),
+                "columns": {key: output.non_tensor_batch[key].tolist() for key in keys},
+                "rm_scores_sum": float(output.batch["rm_scores"].sum()),
+                "score_calls": score_calls(plan["metrics_url"]) - before}
+    finally:
+        ray.shutdown()
+
+
 async def run(plan: dict[str, Any], overrides: list[str], data: DataProto) -> dict[str, Any]:
     worker = RewardLoopWorker(config(overrides))
     before = score_calls(plan["metrics_url"])
@@ -80,8 +97,11 @@ async def main(plan: dict[str, Any]) -> dict[str, Any]:
     runs = []
     if plan["runs"]:
         data = batch(plan, hf_tokenizer(plan["model"]), config(plan["runs"][0]["overrides"]).data)
-        runs = [await run(plan, r["overrides"], data) for r in plan["runs"]]
-    return {"runs": runs, "documented": OmegaConf.to_container(config(plan["documented"]).reward, resolve=True)}
+        runs = [through_ray(plan, r["overrides"], data) if r.get("ray") else await run(plan, r["overrides"], data)
+                for r in plan["runs"]]
+    documented = plan.get("documented")
+    return {"runs": runs,
+            "documented": documented and OmegaConf.to_container(config(documented).reward, resolve=True)}
 
 
 if __name__ == "__main__":
