@@ -10,8 +10,7 @@ go to the server through the micro-batcher (`integrations.batching`), a handful 
 verl takes `score` as the reward and keeps every key of the dict as a column, named after the first sample's
 keys, so every sample answers the same four. It has no per-sample mask: an infra verdict (the server withheld
 the reward), or a server that cannot be reached, scores 0 with `infra` true (`on_infra="zero"`), or raises
-`InfraFailure`, which stops the step (`on_infra="raise"`). verl itself imports nothing of this module, nor this
-module anything of verl.
+`InfraFailure`, which stops the step (`on_infra="raise"`). This module imports nothing of verl: verl loads it.
 """
 
 from __future__ import annotations
