@@ -14,6 +14,8 @@ from typing import Protocol
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from reward_server.verdicts import Verdict
 
@@ -30,6 +32,26 @@ class PoolStats(Protocol):
     slots: int
     busy: int
     queued: int
+    sandbox_deaths: Mapping[str, int]
+    retried_steps: int
+
+
+class _SandboxDeaths(Collector):
+    """The backend's own counts, read at scrape time: a sick host (zygotes, launchers or containers dying under runs)
+    shows before its INFRA verdicts do."""
+
+    def __init__(self, stats: Callable[[], PoolStats]) -> None:
+        self.stats = stats
+
+    def collect(self) -> list[Metric]:
+        stats = self.stats()
+        deaths = CounterMetricFamily("reward_sandbox_deaths", "Steps whose sandbox died under them (or that died of "
+                                     "a SIGKILL none of their limits explains)", labels=["cause"])
+        for cause, count in stats.sandbox_deaths.items():
+            deaths.add_metric([cause], count)
+        retried = CounterMetricFamily("reward_sandbox_retried_steps", "Steps run again in a fresh sandbox after its "
+                                      "death", value=stats.retried_steps)
+        return [deaths, retried]
 
 
 class ServerMetrics:
@@ -95,6 +117,7 @@ class ServerMetrics:
         self.pool_busy.set_function(lambda: stats().busy)
         self.pool_idle.set_function(lambda: stats().slots - stats().busy)
         self.queue_depth.set_function(lambda: stats().queued)
+        self.registry.register(_SandboxDeaths(stats))
 
     def limits_mode(self, mode: str) -> None:
         self.sandbox_limits.labels(mode).set(1)

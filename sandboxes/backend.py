@@ -14,6 +14,7 @@ from typing import Protocol
 
 from sandboxes.languages import Language
 from sandboxes.results import Limits, RunResult
+from sandboxes.sandbox_deaths import SandboxDeaths
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Workspace(Protocol):
 
 class Backend(Protocol):
     name: str
+    deaths: SandboxDeaths   # steps whose sandbox died under them, and those that went again (sandbox_deaths.py)
 
     def describe(self, language: Language) -> SandboxInfo:
         """Whether this language can run here, its version, and what exactly would run it (cached)."""

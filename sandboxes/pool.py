@@ -18,6 +18,8 @@ class PoolStats:
     slots: int
     busy: int
     queued: int
+    sandbox_deaths: Mapping[str, int]   # steps whose sandbox died under them, by cause (sandbox_deaths.py)
+    retried_steps: int
 
 
 def default_slots() -> int:
@@ -45,7 +47,9 @@ class SandboxPool:
         return info
 
     def stats(self) -> PoolStats:
-        return PoolStats(self.scheduler.slots, self.scheduler.busy, self.scheduler.queued)
+        deaths = self.backend.deaths
+        return PoolStats(self.scheduler.slots, self.scheduler.busy, self.scheduler.queued, dict(deaths.by_cause),
+                         deaths.retried)
 
     @contextlib.asynccontextmanager
     async def workspace(

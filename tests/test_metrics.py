@@ -16,6 +16,8 @@ class Occupancy:
     slots: int
     busy: int
     queued: int
+    sandbox_deaths: dict[str, int] = dataclasses.field(default_factory=dict)
+    retried_steps: int = 0
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -44,6 +46,7 @@ def test_recorded_values_are_served(metrics: ServerMetrics) -> None:
     metrics.cache_lookup(hit=False)
     metrics.cache_lookup(hit=False)
     occupancy.busy, occupancy.queued = 3, 7
+    occupancy.sandbox_deaths, occupancy.retried_steps = {"sandbox_failed": 2, "unexplained_kill": 1}, 3
     port = metrics.serve(0, host="127.0.0.1")
 
     samples = scrape(port)
@@ -65,6 +68,9 @@ def test_recorded_values_are_served(metrics: ServerMetrics) -> None:
     assert samples[("reward_pool_busy", ())] == 3
     assert samples[("reward_pool_idle", ())] == 1
     assert samples[("reward_queue_depth", ())] == 7
+    assert samples[("reward_sandbox_deaths_total", (("cause", "sandbox_failed"),))] == 2
+    assert samples[("reward_sandbox_deaths_total", (("cause", "unexplained_kill"),))] == 1
+    assert samples[("reward_sandbox_retried_steps_total", ())] == 3
     assert samples[("reward_cache_lookups_total", (("outcome", "hit"),))] == 1
     assert samples[("reward_cache_lookups_total", (("outcome", "miss"),))] == 2
 

@@ -9,13 +9,21 @@ memory, keeps its verdict.
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+
 import pytest
 
 from reward_server.client import RewardClient
-from tests.candidates import stdio, verdict_name
+from reward_server.loadtest.scrape import scrape, total
+from tests.candidates import python_script, stdio, verdict_name
+from tests.conftest import wait_for
 from tests.sandbox_killers import (
     Killer,
     check_round,
+    cmdline,
+    descendants,
     grades_clean,
     humaneval_batch,
     launchers_and_bubblewraps,
@@ -32,7 +40,7 @@ ROUNDS = 3
     ("off", launchers_and_bubblewraps, 0.25),
 ])
 def test_sandbox_deaths_are_never_the_program_s_fault(start_server, zygote: str, targets, interval_s: float) -> None:
-    server = start_server("--workers", "4", "--zygote", zygote, "--cache-size", "0")
+    server = start_server("--workers", "4", "--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
     batch = humaneval_batch()
     with RewardClient(server.address) as client:
         for round_ in range(ROUNDS):
@@ -42,6 +50,44 @@ def test_sandbox_deaths_are_never_the_program_s_fault(start_server, zygote: str,
             check_round(results, batch)
         grades_clean(client, batch)
     assert server.process.poll() is None
+    samples = scrape(server.metrics_url)
+    assert total(samples, "reward_sandbox_deaths_total") >= 1        # the operator sees the sick host
+    assert total(samples, "reward_sandbox_retried_steps_total") >= 1
+
+
+def programs(server_pid: int) -> list[int]:
+    return [pid for pid in descendants(server_pid) if cmdline(pid)[1:] == ["main.py"]]
+
+
+def run_inits(server_pid: int) -> list[int]:
+    return [pid for pid in descendants(server_pid) if cmdline(pid) == ["/tmp/run-init"]]
+
+
+@pytest.mark.parametrize(("zygote", "targets", "cause"), [
+    ("on", programs, "unexplained_kill"),
+    ("on", run_inits, "sandbox_failed"),
+    ("on", zygotes, "sandbox_failed"),
+    ("off", programs, "unexplained_kill"),
+    ("off", launchers_and_bubblewraps, None),
+])
+def test_a_run_killed_once_from_outside_goes_again(start_server, zygote: str, targets, cause: str | None) -> None:
+    """One SIGKILL, while the program sleeps, of its own process or of the sandbox around it: the run goes again and
+    passes. (Which of the spawn path's launcher and bubblewraps dies first decides how the death shows.)"""
+    server = start_server("--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
+    sleeper = python_script("sleeper", "import time\ntime.sleep(1.5)\nprint('ok')\n", "ok", timeout_s=10)
+    with RewardClient(server.address) as client:
+        scoring = threading.Thread(target=lambda: results.extend(client.score([sleeper])))
+        results: list = []
+        scoring.start()
+        wait_for(lambda: programs(server.process.pid), "the program running")
+        [victim] = targets(server.process.pid)[:1]
+        os.kill(victim, signal.SIGKILL)
+        scoring.join()
+    assert [(verdict_name(r), r.detail) for r in results] == [("PASS", "1 test(s) passed")], results
+    samples = scrape(server.metrics_url)
+    assert total(samples, "reward_sandbox_retried_steps_total") == 1
+    if cause is not None:
+        assert total(samples, "reward_sandbox_deaths_total", cause=cause) == 1
 
 
 SELF_KILL = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
