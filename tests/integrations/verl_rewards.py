@@ -28,7 +28,8 @@ import ray
 import torch
 import verl.trainer
 from hydra import compose, initialize_config_dir
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
+from transformers import PreTrainedTokenizerBase
 from verl import DataProto
 from verl.experimental.reward_loop.reward_loop import RewardLoopManager, RewardLoopWorker
 from verl.utils import hf_tokenizer
@@ -37,12 +38,12 @@ from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
 from reward_server.loadtest.scrape import scrape, total
 
 
-def config(overrides: list[str]):
+def config(overrides: list[str]) -> DictConfig:
     with initialize_config_dir(config_dir=str(Path(verl.trainer.__file__).parent / "config"), version_base=None):
         return compose("ppo_trainer", overrides=overrides)
 
 
-def batch(plan: dict[str, Any], tokenizer, data_config) -> DataProto:
+def batch(plan: dict[str, Any], tokenizer: PreTrainedTokenizerBase, data_config: DictConfig) -> DataProto:
     dataset = RLHFDataset(plan["data"], tokenizer, data_config)
     rows = [dataset[row] for row, _ in plan["samples"]]
     prompts = [tokenizer.apply_chat_template(row["raw_prompt"], add_generation_prompt=True, tokenize=True,
