@@ -12,6 +12,7 @@ from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.backend import LABEL, LABEL_LANGUAGE, LABEL_OWNER
 from sandboxes.languages.samples import SUM_TESTS, load_samples
+from sandboxes.sandbox_deaths import SANDBOX_FAILED
 from tests.docker.conftest import grade, grader_for, own_containers
 
 PASSING = CodeJob("python", load_samples()["python"].stdin.good, io_tests=SUM_TESTS)
@@ -66,22 +67,27 @@ async def test_timed_out_container_is_replaced_and_pool_keeps_serving(start_back
 
 
 @pytest.mark.asyncio
-async def test_container_killed_mid_run_is_infra_and_replaced(start_backend, table, docker_client) -> None:
+async def test_container_killed_mid_run_twice_is_infra_and_replaced(start_backend, table, docker_client) -> None:
+    """Killed once, the run goes again in a fresh container (sandbox_deaths.py); killed there too, it is infra."""
     backend = await start_backend(warm=1, warm_languages=["python"])
     grader = grader_for(backend, table)
-    [victim] = python_ids(docker_client, backend)
     running = asyncio.create_task(grade(grader, CodeJob("python", "import time\ntime.sleep(60)\n",
                                                          io_tests=(("", ""),), timeout_s=120)))
-    for _ in range(200):
-        if backend.stats()["python"].busy:
-            break
+    killed: list[str] = []
+    for _ in range(400):
+        serving = [slot.container_id for slot in backend.slots() if slot.busy and slot.container_id not in killed]
+        if serving:
+            await asyncio.sleep(0.5)
+            await asyncio.to_thread(docker_client.containers.get(serving[0]).kill)
+            killed += serving
+            if len(killed) == 2:
+                break
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.5)
-    await asyncio.to_thread(docker_client.containers.get(victim).kill)
     result = await asyncio.wait_for(running, 60)
     assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
+    assert backend.deaths.by_cause[SANDBOX_FAILED] == 2 and backend.deaths.retried == 1
     await settle(backend, docker_client, "python", 1)
-    assert victim not in python_ids(docker_client, backend)
+    assert not set(killed) & python_ids(docker_client, backend)
     assert (await grade(grader, PASSING)).verdict is Verdict.PASS
 
 
@@ -113,7 +119,7 @@ async def test_on_demand_pool_starts_and_removes_a_container_per_workspace(start
 
 
 @pytest.mark.asyncio
-async def test_garbage_answer_is_infra_and_the_container_replaced(start_backend, table, docker_client) -> None:
+async def test_garbage_answer_is_a_lost_container_replaced_and_run_again(start_backend, table, docker_client) -> None:
     """A program cannot forge the runner's protocol: it writes to its own pipes, not the runner's."""
     backend = await start_backend(warm=1, warm_languages=["python"])
     grader = grader_for(backend, table)
@@ -123,10 +129,12 @@ async def test_garbage_answer_is_infra_and_the_container_replaced(start_backend,
     [box] = backend.slots()       # the forged line went to the program's own pipes: the container is kept
     assert (box.container_id, box.busy, box.jobs) == (before.container_id, False, before.jobs + 1)
     assert backend.stats()["python"].replaced == 0
-    # A runner that itself answers garbage: speak to it in a way it rejects, then expect replacement.
+    # A runner that itself answers garbage (spoken to in a way it rejects) is lost: it is replaced, and the run goes
+    # again in a fresh container (sandbox_deaths.py).
     await asyncio.to_thread(speak_garbage, docker_client, box.container_id)
     result = await grade(grader, PASSING)
-    assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
+    assert result.verdict is Verdict.PASS, result
+    assert backend.deaths.by_cause[SANDBOX_FAILED] == 1 and backend.deaths.retried == 1
     await settle(backend, docker_client, "python", 1)
     assert backend.stats()["python"].replaced == 1
     assert (await grade(grader, PASSING)).verdict is Verdict.PASS

@@ -12,7 +12,9 @@ built into the image's read-only root when it was built (sandboxes/toolchain_art
 never from a container's writable tmpfs.
 Every workspace starts from a wiped workdir; a container whose program timed out or hit a limit, or whose
 runner died, went silent or answered garbage, is destroyed and replaced, and every container is recycled
-after `recycle_after` jobs.
+after `recycle_after` jobs. A container lost under a step (killed, its runner dead or silent, its engine gone) is
+never the program's fault: the step goes again, once, in a fresh container where the workspace is built again
+(sandboxes/sandbox_deaths.py, DockerWorkspace).
 Containers are labelled with this server's instance id; leftovers of dead instances are removed at start.
 """
 
@@ -27,7 +29,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import docker
@@ -43,6 +45,7 @@ from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR, runner_job
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.sandbox_deaths import SandboxDeaths, at_most_twice, cause_of_death
 from sandboxes.toolchain_artifacts import running, using
 
 log = logging.getLogger(__name__)
@@ -82,7 +85,7 @@ class Sandbox:
     channel: Channel
     memory_mb: int
     jobs: int = 0
-    broken: bool = False   # the runner can no longer be trusted to answer
+    broken: bool = False   # lost, or its runner can no longer be trusted: replaced before its workspace's next step
     tainted: bool = False  # a program left the container in a state a wipe may not undo
 
 
@@ -148,6 +151,7 @@ class DockerBackend:
         self._tasks: set[asyncio.Task] = set()
         self._names = itertools.count()
         self._closing = False
+        self.deaths = SandboxDeaths()
 
     # --- the Backend protocol -------------------------------------------------------------------------
 
@@ -210,22 +214,15 @@ class DockerBackend:
         if (files or data_files) and pinned.protocol == "agnostics":
             raise SandboxError(f"{language.key}: its image's Agnostics protocol takes the source alone, no extra files")
         workdir = workspace_files(language, source, files, data_files)
-        stats = self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key)))
-        box = await self._acquire(language)
-        self._busy[box] = language.key
-        stats.busy += 1
-        stats.jobs += 1
+        self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key))).jobs += 1
+        workspace = DockerWorkspace(self, language, source, pinned, workdir, compiled_away(language, source, files))
         healthy = False
         try:
-            workspace = DockerWorkspace(self, box, language, source, pinned, workdir,
-                                        compiled_away(language, source, files))
-            await workspace.prepare()
             yield workspace
             healthy = True
         finally:
-            stats.busy -= 1
-            del self._busy[box]
-            self._release(language, box, healthy)
+            if workspace.box is not None:
+                self.give_back(language, workspace.box, healthy)
 
     # --- observability --------------------------------------------------------------------------------
 
@@ -309,13 +306,24 @@ class DockerBackend:
     def _idle_list(self, language: Language) -> list[Sandbox]:
         return self._idle.setdefault(language.key, [])
 
-    async def _acquire(self, language: Language) -> Sandbox:
+    async def take(self, language: Language) -> Sandbox:
+        """A container of the language for a workspace: an idle one, else a new one. Raises SandboxError."""
         idle = self._idle_list(language)
         while idle:
             box = idle.pop()
             if not box.channel.closed:
-                return box
-        return await self._spawn(language, language.memory_mb)
+                break
+        else:
+            box = await self._spawn(language, language.memory_mb)
+        self._busy[box] = language.key
+        self._stats[language.key].busy += 1
+        return box
+
+    def give_back(self, language: Language, box: Sandbox, healthy: bool) -> None:
+        """A workspace's container, done with or lost: kept warm, or replaced."""
+        self._stats[language.key].busy -= 1
+        del self._busy[box]
+        self._release(language, box, healthy)
 
     def _release(self, language: Language, box: Sandbox, healthy: bool) -> None:
         stats = self._stats[language.key]
@@ -450,53 +458,98 @@ class DockerBackend:
 
 
 class DockerWorkspace:
-    """One candidate in one container: a wiped workdir holding its source; compile once, run per test."""
+    """One candidate in a container of its language: a wiped workdir holding its files; compile once, run per test.
 
-    def __init__(self, backend: DockerBackend, box: Sandbox, language: Language, source: str,
-                 pinned: PinnedImage, files: dict[str, str], compiled_away: list[str]) -> None:
+    Its container is taken by its first step. A step whose container was lost under it, or whose program died of a
+    SIGKILL none of its limits explains, goes again once (sandbox_deaths.py) in a fresh container, where the workspace
+    is built again first: its files, and its compile where it had one.
+    """
+
+    def __init__(self, backend: DockerBackend, language: Language, source: str, pinned: PinnedImage,
+                 files: dict[str, str], compiled_away: list[str]) -> None:
         self.backend = backend
-        self.box = box
+        self.box: Sandbox | None = None
         self.language = language
         self.source = source
         self.files = files      # the workdir's files: the source, the extra and the data files
         self.compiled_away = compiled_away
         self.agnostics = pinned.protocol == "agnostics"
-
-    async def prepare(self) -> None:
-        if self.agnostics:
-            return
-        answer = await self._request({"op": "reset", "files": self.files}, START_TIMEOUT_S, None)
-        if isinstance(answer, RunResult):
-            raise SandboxError(f"cannot prepare the workdir: {answer.detail}")
-        if not answer.get("ok"):
-            raise SandboxError(f"cannot prepare the workdir: {str(answer)[:200]}")
+        self.build: Step | None = None   # the compile the runs need, done again in a fresh container
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = None if self.agnostics else compile_step(self.language, self.source)
         if step is None:
             return None
-        compiled = await self._exec(using(self.language, self.source, step), b"", deadline)
-        if compiled.status is not RunStatus.SANDBOX_ERROR:
-            answer = await self._request({"op": "remove", "names": self.compiled_away}, START_TIMEOUT_S, deadline)
-            if isinstance(answer, RunResult):
-                return answer
-            if not answer.get("ok"):
-                return self._broken(f"cannot remove the compiled source: {str(answer)[:200]}")
+        step = using(self.language, self.source, step)
+        compiled = await self._in_a_live_container(lambda: self._compile(step, deadline), deadline, "compile")
+        self.build = step
         return compiled
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         if self.agnostics:
             if args:
                 raise SandboxError(f"{self.language.key}: its image's Agnostics protocol runs without arguments")
-            return await self._agnostics(stdin, limits, deadline)
+            return await self._in_a_live_container(lambda: self._agnostics(stdin, limits, deadline), deadline, "run")
         step = running(self.language, run_step(self.language, self.source, limits))
-        return await self._exec(dataclasses.replace(step, argv=(*step.argv, *args)), stdin, deadline)
+        step = dataclasses.replace(step, argv=(*step.argv, *args))
+        return await self._in_a_live_container(lambda: self._exec(step, stdin, deadline), deadline, "run")
+
+    async def _in_a_live_container(self, step: Callable[[], Awaitable[RunResult]], deadline: float | None,
+                                   what: str) -> RunResult:
+        async def attempt() -> RunResult:
+            lost = await self._ready(deadline)
+            return lost if lost is not None else await step()
+
+        return await at_most_twice(attempt, self.backend.deaths, f"a {self.language.key} {what}")
+
+    async def _ready(self, deadline: float | None) -> RunResult | None:
+        """None when the workspace's container is live; else it takes a fresh one (the lost one is replaced) and builds
+        the workspace there again. A step's ending when that failed."""
+        if self.box is not None and not self.box.broken:
+            return None
+        if self.box is not None:
+            self.backend.give_back(self.language, self.box, healthy=False)
+            self.box = None
+        try:
+            self.box = await self.backend.take(self.language)
+        except SandboxError as exc:
+            return lost(str(exc))
+        if self.agnostics:
+            return None
+        answer = await self._request({"op": "reset", "files": self.files}, START_TIMEOUT_S, deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        if not answer.get("ok"):
+            return self._broken(f"cannot prepare the workdir: {str(answer)[:200]}")
+        if self.build is None:
+            return None
+        built = await self._compile(self.build, deadline)
+        if built.status is RunStatus.OK:
+            return None
+        if built.status is RunStatus.DEADLINE or cause_of_death(built) is not None:
+            return built
+        return self._broken(f"the compile that passed failed in a fresh container: {built.detail}")
+
+    async def _compile(self, step: Step, deadline: float | None) -> RunResult:
+        """The compile; once it has ended, the files it consumed are gone from the workdir."""
+        compiled = await self._exec(step, b"", deadline)
+        if cause_of_death(compiled) is not None:
+            return compiled
+        answer = await self._request({"op": "remove", "names": self.compiled_away}, START_TIMEOUT_S, deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        if not answer.get("ok"):
+            return self._broken(f"cannot remove the compiled source: {str(answer)[:200]}")
+        return compiled
 
     async def _exec(self, step: Step, stdin: bytes, deadline: float | None) -> RunResult:
         """One step in the runner, which reports how the process ended; the policy says what that means."""
-        limits = step.limits
-        if self.box.memory_mb != limits.memory_mb:
-            await self.backend.resize(self.box, limits.memory_mb)
+        assert self.box is not None
+        if self.box.memory_mb != step.limits.memory_mb:
+            try:
+                await self.backend.resize(self.box, step.limits.memory_mb)
+            except SandboxError as exc:
+                return self._broken(str(exc))
         answer = await self._request({"op": "exec", **runner_job(step, stdin)}, step.wall_s + ANSWER_GRACE_S,
                                      deadline)
         if isinstance(answer, RunResult):
@@ -509,7 +562,7 @@ class DockerWorkspace:
             return self._broken(f"the runner answered garbage: {str(answer)[:200]}")
         status, detail = classify(step, ending, stderr)
         return self._settle(RunResult(status, ending.exit_code, stdout, stderr, elapsed, detail, ending.cpu_s,
-                                      ending.peak_memory_bytes))
+                                      ending.peak_memory_bytes, ending.signal))
 
     async def _agnostics(self, stdin: bytes, limits: Limits, deadline: float | None) -> RunResult:
         """One test per request; an empty expected output makes the verifier hand back what it printed."""
@@ -532,8 +585,9 @@ class DockerWorkspace:
                                       loop.time() - started, "" if status is RunStatus.OK else answer["result"]))
 
     async def _request(self, job: dict, timeout_s: float, deadline: float | None) -> dict | RunResult:
+        assert self.box is not None
         if self.box.broken:
-            return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", 0.0, "the container was lost earlier")
+            return lost("the container was lost earlier")
         loop = asyncio.get_running_loop()
         cut_by_deadline = deadline is not None and deadline - loop.time() < timeout_s
         wait = max(0.0, deadline - loop.time()) if cut_by_deadline else timeout_s
@@ -546,11 +600,22 @@ class DockerWorkspace:
             return self._broken(str(exc))
 
     def _broken(self, why: str) -> RunResult:
+        assert self.box is not None
         log.warning("%s container %s: %s", self.language.key, self.box.container_id[:12], why)
         self.box.broken = True
-        return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", 0.0, why)
+        return lost(why)
 
     def _settle(self, result: RunResult) -> RunResult:
+        """A program that hit a limit taints its container; one killed by a SIGKILL none of them explains may have
+        been killed with it: the step goes again in a fresh one."""
+        assert self.box is not None
         if result.status in REPLACE_AFTER:
             self.box.tainted = True
+        if cause_of_death(result) is not None:
+            self.box.broken = True
         return result
+
+
+def lost(why: str) -> RunResult:
+    """A step's ending when its container was lost, or could not be had: a sandbox error."""
+    return RunResult(RunStatus.SANDBOX_ERROR, None, b"", b"", 0.0, why)

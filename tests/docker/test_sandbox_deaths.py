@@ -1,0 +1,88 @@
+"""A container that dies under a step is never the program's fault (docs/guards.md, "Sandbox deaths"), on the docker
+backend: the step goes again, once, in a fresh container where its workspace is built again (its files, its compile).
+
+HumanEval's canonical and broken programs go through a real docker-backend server while its containers' main processes
+(the runners) are SIGKILLed at random, many times per batch (each such kill is a `docker kill`). No canonical program
+gets a model-fault verdict, no broken one passes, at most a few are INFRA, none is lost, and a clean batch right
+afterwards grades right. A compiled program whose container is `docker kill`ed under its run passes; a program that
+kills itself, or exceeds its memory, keeps its verdict; the backend counts what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import docker
+import pytest
+
+from reward_server.client import RewardClient
+from reward_server.graders.code import CodeJob
+from reward_server.verdicts import Verdict
+from sandboxes.backends.docker.backend import LABEL, LABEL_LANGUAGE
+from sandboxes.sandbox_deaths import SANDBOX_FAILED, UNEXPLAINED_KILL
+from tests.docker.conftest import grade, grader_for
+from tests.sandbox_killers import Killer, check_round, cmdline, descendants, grades_clean, humaneval_batch
+
+ROUNDS = 2
+INTERVAL_S = 0.75
+
+
+def runners(client: docker.DockerClient) -> list[int]:
+    """The main process of each running python sandbox container (its runner): SIGKILLing it is a `docker kill`."""
+    containers = client.containers.list(filters={"label": [LABEL, f"{LABEL_LANGUAGE}=python"]})
+    return [pid for container in containers if (pid := container.attrs["State"]["Pid"])]
+
+
+@pytest.fixture
+def docker_env(monkeypatch, engine, lock_path):
+    monkeypatch.setenv("DOCKER_HOST", engine.url)
+    monkeypatch.setenv("REWARD_SANDBOX_LOCK", str(lock_path))
+
+
+def test_container_deaths_are_never_the_program_s_fault(docker_env, start_server, docker_client) -> None:
+    server = start_server("--backend", "docker", "--workers", "4", "--warm", "4", "--cache-size", "0")
+    batch = humaneval_batch()
+    with RewardClient(server.address) as client:
+        for round_ in range(ROUNDS):
+            with Killer(lambda: runners(docker_client), INTERVAL_S, seed=round_) as killer:
+                results = client.score(batch, timeout_s=600)
+            assert killer.kills > 5, killer.kills
+            check_round(results, batch)
+        grades_clean(client, batch)
+    assert server.process.poll() is None
+
+
+SLOW_SUM = ("#include <iostream>\n#include <unistd.h>\n"
+            "int main() { long a, b; std::cin >> a >> b; usleep(1500000); std::cout << a + b << std::endl; }\n")
+SELF_KILL = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+HOG = "x = bytearray(2 << 30)\nprint(len(x))\n"
+
+
+@pytest.mark.asyncio
+async def test_a_killed_container_is_rebuilt_and_a_program_s_own_death_keeps_its_verdict(
+        start_backend, table, docker_client) -> None:
+    backend = await start_backend(warm=1, warm_languages=["python", "cpp"])
+    grader = grader_for(backend, table)
+
+    async def kill_the_run_s_container() -> None:
+        """`docker kill` the container once its program (./main, after the compile) runs."""
+        while True:
+            for container in docker_client.containers.list(filters={"label": [LABEL, f"{LABEL_LANGUAGE}=cpp"]}):
+                runner = container.attrs["State"]["Pid"]
+                if any(cmdline(pid)[:1] == ["./main"] for pid in descendants(runner)):
+                    docker_client.api.kill(container.id)
+                    return
+            await asyncio.sleep(0.05)
+
+    killing = asyncio.create_task(kill_the_run_s_container())
+    summed = await grade(grader, CodeJob("cpp", SLOW_SUM, io_tests=(("2 3\n", "5\n"),)))
+    await asyncio.wait_for(killing, 1)
+    assert summed.verdict is Verdict.PASS, summed
+    assert dict(backend.deaths.by_cause) == {SANDBOX_FAILED: 1, UNEXPLAINED_KILL: 0} and backend.deaths.retried == 1
+
+    killed = await grade(grader, CodeJob("python", SELF_KILL, io_tests=(("", ""),)))
+    assert killed.verdict is Verdict.RUNTIME_ERROR and "killed by SIGKILL" in killed.detail, killed
+    assert dict(backend.deaths.by_cause) == {SANDBOX_FAILED: 1, UNEXPLAINED_KILL: 2} and backend.deaths.retried == 2
+    hog = await grade(grader, CodeJob("python", HOG, io_tests=(("", ""),), memory_mb=256))
+    assert hog.verdict is Verdict.MEMORY_LIMIT, hog
+    assert backend.deaths.retried == 2
