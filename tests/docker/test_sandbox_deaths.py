@@ -11,6 +11,7 @@ kills itself, or exceeds its memory, keeps its verdict; the backend counts what 
 from __future__ import annotations
 
 import asyncio
+import os
 
 import docker
 import pytest
@@ -24,7 +25,7 @@ from tests.docker.conftest import grade, grader_for
 from tests.sandbox_killers import Killer, check_round, cmdline, descendants, grades_clean, humaneval_batch
 
 ROUNDS = 2
-INTERVAL_S = 0.75
+INTERVAL_S = 1.0
 
 
 def runners(client: docker.DockerClient) -> list[int]:
@@ -86,3 +87,15 @@ async def test_a_killed_container_is_rebuilt_and_a_program_s_own_death_keeps_its
     hog = await grade(grader, CodeJob("python", HOG, io_tests=(("", ""),), memory_mb=256))
     assert hog.verdict is Verdict.MEMORY_LIMIT, hog
     assert backend.deaths.retried == 2
+
+    # The attach stream failing under an idle container (CI once saw EBADF in the prepare that followed): it is replaced
+    # before a workspace takes it. Its socket's descriptor becomes /dev/null's, no socket's.
+    while not backend.stats()["python"].idle:   # the hog's container is being replaced
+        await asyncio.sleep(0.05)
+    [idle] = backend._idle["python"]
+    replaced = backend.stats()["python"].replaced
+    with open(os.devnull, "rb") as devnull:
+        os.dup2(devnull.fileno(), idle.channel.sock.fileno())
+    rerun = await grade(grader, CodeJob("python", "print(6 * 7)\n", io_tests=(("", "42\n"),)))
+    assert rerun.verdict is Verdict.PASS, rerun
+    assert backend.stats()["python"].replaced == replaced + 1 and backend.deaths.retried == 2

@@ -307,12 +307,15 @@ class DockerBackend:
         return self._idle.setdefault(language.key, [])
 
     async def take(self, language: Language) -> Sandbox:
-        """A container of the language for a workspace: an idle one, else a new one. Raises SandboxError."""
+        """A container of the language for a workspace: an idle one, else a new one. Raises SandboxError. An idle
+        container that died while it waited (killed, its engine restarted) is replaced, not handed out."""
         idle = self._idle_list(language)
         while idle:
             box = idle.pop()
-            if not box.channel.closed:
+            if not box.channel.ended():
                 break
+            log.warning("%s container %s died while idle", language.key, box.container_id[:12])
+            self._release(language, box, healthy=False)
         else:
             box = await self._spawn(language, language.memory_mb)
         self._busy[box] = language.key

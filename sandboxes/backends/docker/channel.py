@@ -83,6 +83,18 @@ class Channel:
             else:
                 raise ChannelError(f"unexpected attach frame type {kind}")
 
+    def ended(self) -> bool:
+        """Whether the stream has ended (the container's process is gone, or the channel closed), seen without a
+        request: a waiting end of stream."""
+        if self.closed:
+            return True
+        try:
+            return self.sock.recv(1, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
     def close(self) -> None:
         if not self.closed:
             self.closed = True
