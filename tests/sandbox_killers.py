@@ -66,9 +66,10 @@ def running_zygote_py(server_pid: int) -> list[int]:
 
 
 def launchers_and_bubblewraps(server_pid: int) -> list[int]:
-    """The spawn path's own processes: launchers and bubblewrap, never the program."""
+    """The spawn path's own processes, never the program: launchers, bubblewrap and the sandbox's init (the launcher
+    as `/run/reaper --reap`)."""
     return [pid for pid in descendants(server_pid)
-            if (argv := cmdline(pid)) and os.path.basename(argv[0]) in ("launcher", "bwrap")]
+            if (argv := cmdline(pid)) and os.path.basename(argv[0]) in ("launcher", "bwrap", "reaper")]
 
 
 def _namespace_pid(pid: int) -> int | None:

@@ -10,15 +10,19 @@ import os
 import signal
 from collections.abc import Sequence
 
-EXTRA_FD = 3    # the one descriptor besides the standard streams a child gets (the launcher closes the rest)
+EXTRA_FD = 3    # the descriptors besides the standard streams a child gets (the launcher closes the rest): 3, and
+REPORT_FD = 4   # a spawned run's report pipe (launcher.c's `--reap`)
 
 
 class Child:
     """A spawned process and, once reaped, its exit status (as subprocess reports it: -N for signal N)."""
 
-    def __init__(self, argv: Sequence[str], env: dict[str, str], std_fds: Sequence[int], extra_fd: int) -> None:
+    def __init__(self, argv: Sequence[str], env: dict[str, str], std_fds: Sequence[int], extra_fd: int,
+                 report_fd: int | None = None) -> None:
         actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(std_fds)]
         actions.append((os.POSIX_SPAWN_DUP2, extra_fd, EXTRA_FD))
+        if report_fd is not None:
+            actions.append((os.POSIX_SPAWN_DUP2, report_fd, REPORT_FD))
         self.pid = os.posix_spawn(argv[0], list(argv), env, file_actions=actions)
         self._pidfd: int | None = os.pidfd_open(self.pid)
         self._returncode: int | None = None

@@ -14,8 +14,8 @@
  * the whole run. Each limit is a number or "unlimited", in the order of RLIMITS in limits.py; soft = hard, except the
  * CPU hard limit, one second above the soft one so the program first gets SIGXCPU (a CPU-time death the caller can
  * tell from a SIGKILL). UID is the slot's; the server's own (not root) leaves the uid as it is.
- * Standard streams that are pipes are handed to UID. Descriptors 0 to 3 are kept (3: bwrap's status pipe or the
- * zygote's control socket), every other one is closed, and the working directory is /: the server spawns this
+ * Standard streams that are pipes are handed to UID. Descriptors 0 to 4 are kept (3: bwrap's status pipe or the
+ * zygote's control socket; 4: a spawned run's report pipe, for `--reap` in the sandbox), every other one is closed, and the working directory is /: the server spawns this
  * without a fork of its own, so nothing else of the server's may reach the sandbox.
  * Once everything under it is reaped, and fd 3 is a pipe, it appends {"usage": [CPU_NS, MAX_RSS_KIB]} to it: the CPU
  * time of the whole tree and its largest process, the run's own account where there are no cgroups.
@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <grp.h>
 #include <signal.h>
@@ -35,6 +36,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define REPORT_FD 4   /* a spawned run's report of how its program ended (reap) */
 
 static void fail(const char *what, const char *arg) {
     fprintf(stderr, "launcher: %s %s: %s\n", what, arg, strerror(errno));
@@ -80,37 +83,41 @@ static void die_with(pid_t parent) {
     if (getppid() != parent) { errno = ESRCH; fail("parent died", ""); }
 }
 
-/* `launcher --reap PROGRAM ARGS...`, inside a sandbox where no cgroup counts the run (rlimit_slots.py): a subreaper
- * between bubblewrap's init and the program. Once the program has exited it kills and reaps everything the program
- * left, so that their CPU time adds to its own account, and so to the outer launcher's: a pid namespace whose init
- * exits with processes left discards what they used. Exits as the program did (128 + N for signal N). */
+/* `launcher --reap PROGRAM ARGS...`: pid 1 of a spawned run's sandbox (bwrap --as-pid-1), the program its child.
+ * Once the program has exited it kills and reaps everything the program left, so that their CPU time adds to its own
+ * account, and so to the outer launcher's (a pid namespace whose init exits with processes left discards what they
+ * used), then writes {"wait-status": STATUS} (the program's, as waitpid gave it) to fd 4, which the program never
+ * holds. A run cannot signal its namespace's init: no report means this init was killed from outside, and the program
+ * died with its namespace, not of its own doing (sandbox_deaths.py). Exits as the program did (128 + N for signal N). */
 static int reap(char **program) {
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) fail("subreaper", "");
+    int report = fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC) == 0;
     pid_t child = fork();
     if (child < 0) fail("fork", program[0]);
     if (child == 0) {
         execv(program[0], program);
         fail("exec", program[0]);
     }
-    int status, result = 125, ended = 0;
+    int status, program_status = 125 << 8, ended = 0;
     for (;;) {
-        if (ended) kill(-1, SIGKILL);   /* every process of the namespace this one may signal, but itself and init */
+        if (ended) kill(-1, SIGKILL);   /* every other process of the namespace */
         pid_t done = waitpid(-1, &status, __WALL);
         if (done < 0) {
             if (errno == EINTR) continue;
-            return result;
+            break;
         }
         if (done == child) {
-            result = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            program_status = status;
             ended = 1;
         }
     }
+    if (report) dprintf(REPORT_FD, "{\"wait-status\": %d}\n", program_status);
+    return WIFEXITED(program_status) ? WEXITSTATUS(program_status) : 128 + WTERMSIG(program_status);
 }
 
 int main(int argc, char **argv) {
     if (argc > 2 && strcmp(argv[1], "--reap") == 0) return reap(argv + 2);
     pid_t server = getppid();
-    if (close_range(4, ~0U, 0) != 0) fail("close_range", "4");
+    if (close_range(REPORT_FD + 1, ~0U, 0) != 0) fail("close_range", "5");
     if (chdir("/") != 0) fail("chdir", "/");
     int i = 1;
     char pid[32];

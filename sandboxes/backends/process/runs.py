@@ -18,17 +18,16 @@ from sandboxes.policy import SANDBOX_KILLED, Step
 
 KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
 KILL_AGAIN_S = 0.05             # a stopped run of a zygote is killed again this often until it has ended
-REAPER = "/run/reaper"          # where a spawned run without cgroups sees the launcher that reaps its tree
-REAPER_PROCESSES = 1
+REAPER = "/run/reaper"          # where a spawned run sees the launcher that is its init (`launcher --reap`)
+_SIGNAL_EXIT = 128
 
 
 def step_rlimits(slot: Slot, step: Step, forked: bool, rlimits_only: bool) -> dict[str, int | None]:
     """Every rlimit of a step's processes, by RLIMITS name (None: unlimited). `rlimits_only` (no cgroup bounds the run,
-    rlimit_slots.py): RLIMIT_DATA at the memory limit, and a spawned run's reaper among its processes."""
+    rlimit_slots.py): RLIMIT_DATA at the memory limit."""
     limits = step.limits
-    reaper = REAPER_PROCESSES if rlimits_only and not forked else 0
     found = {"cpu": step.cpu_rlimit_s, "fsize": limits.max_file_bytes, "nofile": limits.max_open_files,
-             "nproc": slot.nproc(limits, forked) + reaper, "as": step.address_space_bytes,
+             "nproc": slot.nproc(limits, forked), "as": step.address_space_bytes,
              "data": (limits.memory_mb << 20) if rlimits_only else None}
     assert found.keys() == RLIMITS.keys()
     return found
@@ -46,13 +45,16 @@ class Spawned:
         self.streams = streams
         self.usage: Usage | None = None
         self._status, status_w = os.pipe()
+        self._report, report_w = os.pipe()
         try:
-            self.child = Child(command, dict(step.env), streams.child_fds, status_w)
+            self.child = Child(command, dict(step.env), streams.child_fds, status_w, report_w)
         except OSError:
             os.close(self._status)
+            os.close(self._report)
             raise
         finally:
             os.close(status_w)
+            os.close(report_w)
         slot.limits.track(self.child.pid)
 
     def stop(self) -> None:
@@ -70,7 +72,8 @@ class Spawned:
         asyncio.get_running_loop().call_later(KILL_GRACE_S, self.child.kill)
 
     async def finished(self) -> tuple[int | None, str]:
-        """bwrap's init exit status (128 + N when the program died of signal N), or why there is none."""
+        """The program's exit status (128 + N when it died of signal N), as the sandbox's init reported it, or why
+        there is none."""
         try:
             launcher = await self.child.wait()
             if launcher < 0 and self.streams.stop_reason is None:
@@ -79,13 +82,17 @@ class Spawned:
                 self.streams.stop(SANDBOX_KILLED)
             await self.streams.done
             report = _read_status(self._status)
+            ended = _read_status(self._report)
         finally:
             os.close(self._status)
+            os.close(self._report)
         if "usage" in report:
             self.usage = _usage(*report["usage"])
-        code = report.get("exit-code")
-        if code is not None:
-            return code, ""
+        if "wait-status" in ended:
+            status = ended["wait-status"]
+            return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNAL_EXIT + os.WTERMSIG(status)), ""
+        if "exit-code" in report:     # bwrap saw its pid 1 end without a word: killed from outside
+            return None, "the sandbox's init was killed from outside, and the program with its pid namespace"
         return None, ("the program could not be started" if "child-pid" in report
                       else "the sandbox failed before the program started")
 

@@ -32,7 +32,7 @@ UID_LOCK_DIR = pathlib.Path("/run/reward-sandboxes")
 UID_SEARCH = 10000              # how far above base_uid to look for free uids
 SLOT_TMPFS_MB = 4096            # cap per slot; the memory limit is what really bounds a run's files
 SMALL_WORKSPACE = 64            # entries a finished workspace may hold to be removed on the loop, not in a thread
-SPAWNED_EXTRA = 3               # a spawned run's own processes: the launcher, bwrap and bwrap's init
+SPAWNED_EXTRA = 3               # a spawned run's own processes: the launcher, bwrap and the sandbox's init (`--reap`)
 FORKED_EXTRA = 1                # a zygote's run adds its init (the zygote's own processes are the slot's residents)
 
 

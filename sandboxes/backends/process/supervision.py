@@ -155,13 +155,12 @@ class Supervisor:
         mounts = ["--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"]
         if artifact_tree is not None:
             mounts += ["--ro-bind", str(artifact_tree), ARTIFACTS_MOUNT]
-        argv = [which(step.argv[0]) or step.argv[0], *step.argv[1:]]
-        if self.mechanism.rlimits_only:
-            mounts += ["--ro-bind", self.commands.launcher, REAPER]
-            argv = [REAPER, "--reap", *argv]
+        mounts += ["--ro-bind", self.commands.launcher, REAPER]
+        argv = [REAPER, "--reap", which(step.argv[0]) or step.argv[0], *step.argv[1:]]
         return self.commands.sandbox(
             meter.join, list(self.rlimits(slot, step, forked=False).values()), slot.uid,
-            ["--disable-userns", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD)], mounts, SANDBOX_DIR, argv)
+            ["--disable-userns", "--cap-drop", "ALL", "--json-status-fd", str(EXTRA_FD), "--as-pid-1"], mounts,
+            SANDBOX_DIR, argv)
 
 
 def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
