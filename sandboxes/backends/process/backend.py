@@ -13,10 +13,12 @@ Why it looks the way it does (measured on the target machines):
 - A run is one exec with no Python in the child: a tiny static launcher (launcher.c, built at start) joins the slot's
   cgroups, sets the rlimits, drops to the slot uid with no new privileges and runs `bwrap` (command.py): new
   user/pid/net/ipc/uts/cgroup namespaces, everything read-only but the workspace, its /tmp and /dev/shm. The launcher
-  costs ~3 ms of CPU less per run than `sh` + `setpriv` doing the same, and as a subreaper it reaps bwrap's init at
-  once (no zombie outlives the run to eat the slot's pids budget). The server spawns it with posix_spawn, reaps it
-  through a pidfd and pumps its pipes itself (child.py, streams.py): asyncio's subprocess machinery cost more CPU
-  than a run. supervision.py takes a step from start to verdict.
+  costs ~3 ms of CPU less per run than `sh` + `setpriv` doing the same, and as a subreaper it reaps the sandbox's
+  init at once (no zombie outlives the run to eat the slot's pids budget). That init is the launcher again
+  (`--reap`, pid 1 of the sandbox): it reaps the program's tree and reports how the program itself ended, so a
+  sandbox killed from outside is never read as the program's death (sandboxes/sandbox_deaths.py). The server spawns
+  the launcher with posix_spawn, reaps it through a pidfd and pumps its pipes itself (child.py, streams.py):
+  asyncio's subprocess machinery cost more CPU than a run. supervision.py takes a step from start to verdict.
 - Except the runs of a language whose table entry has `warm_imports` (Python): they fork from a warm interpreter
   that lives in the slot's sandbox (zygotes.py, zygote.py, zygote_main.py), with the same limits, namespaces and
   verdicts (`fork_from_zygotes`, the `serve --zygote` flag, turns it off). A slot's zygotes are its residents: their
@@ -27,8 +29,8 @@ Why it looks the way it does (measured on the target machines):
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
-- bwrap reports on a status pipe whether the program ran and how it exited: no report means the sandbox
-  failed to start, which is never blamed on the program (a program cannot forge it on stderr).
+- bwrap reports on a status pipe whether the sandbox started, and its init on another how the program exited: no
+  report means the sandbox failed, which is never blamed on the program (a program cannot forge it on stderr).
 - Sandboxes die with the server (PDEATHSIG); what a killed server leaves behind (mounts, cgroups) is removed by the
   next one to start (instances.py).
 """

@@ -116,7 +116,7 @@ class Mechanism(Protocol):
     name: str                        # "cgroup-v2", "cgroup-v1" or "rlimit": what clients see
     weaker: tuple[str, ...]          # guarantees this mode does not give (docs/guards.md), for clients and the log
     rlimits_only: bool               # no group bounds or counts a run: every process gets RLIMIT_DATA at the memory
-                                     # limit, and a spawned run a reaper that counts its whole tree (launcher.c)
+                                     # limit (a spawned run's init counts its whole tree's CPU: launcher.c)
 
     def slot(self, index: int) -> SlotLimits: ...
 

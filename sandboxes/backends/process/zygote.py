@@ -39,7 +39,7 @@ class Answer:
 
     started: bool                     # the program's first line was reached
     error: str = ""                   # why not
-    exit_code: int | None = None      # its exit status, 128 + N for signal N (as bubblewrap's init reports it)
+    exit_code: int | None = None      # its exit status, 128 + N for signal N (as a spawned run's init reports it)
     usage: tuple[int, int] | None = None  # CPU ns of the run's whole tree and its largest process's max RSS (KiB)
     init_killed: bool = False         # the run's init was killed from outside: the program died with its namespace
 
