@@ -15,6 +15,7 @@ from reward_server.graders.code import CodeJob
 from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.lock import ImageLock
 from sandboxes.languages.samples import SUM_TESTS, SUM_TESTS_LAST_WRONG, load_samples
+from sandboxes.sandbox_deaths import SANDBOX_FAILED
 from tests.docker.conftest import grade, grader_for, write_lock
 
 LUA_SUM = load_samples()["lua"].stdin.good
@@ -114,4 +115,6 @@ async def test_bad_verifier_answers_are_infra_not_wrong(
     result = await grade(grader, CodeJob("lua", LUA_SUM, io_tests=SUM_TESTS))
     assert result.verdict is Verdict.INFRA_SANDBOX_ERROR, result
     assert result.verdict.is_infra
-    assert backend.stats()["lua"].replaced == 1
+    # the run went again in a fresh container (sandbox_deaths.py), which answered the same: both were replaced
+    assert backend.deaths.by_cause[SANDBOX_FAILED] == 2 and backend.deaths.retried == 1
+    assert backend.stats()["lua"].replaced == 2

@@ -30,7 +30,7 @@ INTERVAL_S = 1.0
 
 def runners(client: docker.DockerClient) -> list[int]:
     """The main process of each running python sandbox container (its runner): SIGKILLing it is a `docker kill`."""
-    containers = client.containers.list(filters={"label": [LABEL, f"{LABEL_LANGUAGE}=python"]})
+    containers = client.containers.list(filters={"label": [LABEL, f"{LABEL_LANGUAGE}=python"]}, ignore_removed=True)
     return [pid for container in containers if (pid := container.attrs["State"]["Pid"])]
 
 
@@ -68,10 +68,12 @@ async def test_a_killed_container_is_rebuilt_and_a_program_s_own_death_keeps_its
     async def kill_the_run_s_container() -> None:
         """`docker kill` the container once its program (./main, after the compile) runs."""
         while True:
-            for container in docker_client.containers.list(filters={"label": [LABEL, f"{LABEL_LANGUAGE}=cpp"]}):
+            containers = await asyncio.to_thread(docker_client.containers.list, ignore_removed=True,
+                                                 filters={"label": [LABEL, f"{LABEL_LANGUAGE}=cpp"]})
+            for container in containers:
                 runner = container.attrs["State"]["Pid"]
                 if any(cmdline(pid)[:1] == ["./main"] for pid in descendants(runner)):
-                    docker_client.api.kill(container.id)
+                    await asyncio.to_thread(docker_client.api.kill, container.id)
                     return
             await asyncio.sleep(0.05)
 
