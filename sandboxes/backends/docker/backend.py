@@ -499,6 +499,8 @@ class DockerWorkspace:
 
     async def _in_a_live_container(self, step: Callable[[], Awaitable[RunResult]], deadline: float | None,
                                    what: str) -> RunResult:
+        """The step in the workspace's live container; once more in a fresh one if this one may have died under it."""
+
         async def attempt() -> RunResult:
             lost = await self._ready(deadline)
             return lost if lost is not None else await step()
@@ -536,7 +538,7 @@ class DockerWorkspace:
     async def _compile(self, step: Step, deadline: float | None) -> RunResult:
         """The compile; once it has ended, the files it consumed are gone from the workdir."""
         compiled = await self._exec(step, b"", deadline)
-        if cause_of_death(compiled) is not None:
+        if compiled.status is RunStatus.DEADLINE or cause_of_death(compiled) is not None:
             return compiled
         answer = await self._request({"op": "remove", "names": self.compiled_away}, START_TIMEOUT_S, deadline)
         if isinstance(answer, RunResult):
