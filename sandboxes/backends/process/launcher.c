@@ -86,17 +86,24 @@ static void die_with(pid_t parent) {
 /* `launcher --reap PROGRAM ARGS...`: pid 1 of a spawned run's sandbox (bwrap --as-pid-1), the program its child.
  * Once the program has exited it kills and reaps everything the program left, so that their CPU time adds to its own
  * account, and so to the outer launcher's (a pid namespace whose init exits with processes left discards what they
- * used), then writes {"wait-status": STATUS} (the program's, as waitpid gave it) to fd 4, which the program never
- * holds. A run cannot signal its namespace's init: no report means this init was killed from outside, and the program
+ * used), then writes {"wait-status": STATUS} (the program's, as waitpid gave it), or {"exec-error": WHY} where it
+ * could not be started, to fd 4, which the program never holds. A run cannot signal its namespace's init: no report means this init was killed from outside, and the program
  * died with its namespace, not of its own doing (sandbox_deaths.py). Exits as the program did (128 + N for signal N). */
 static int reap(char **program) {
-    int report = fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC) == 0;
+    int report = fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC) == 0, exec_result[2];
+    if (pipe2(exec_result, O_CLOEXEC) != 0) fail("pipe", "");
     pid_t child = fork();
     if (child < 0) fail("fork", program[0]);
     if (child == 0) {
         execv(program[0], program);
-        fail("exec", program[0]);
+        int error = errno;     /* the parent reads it: a program that never started is no verdict of its own */
+        if (write(exec_result[1], &error, sizeof error) != sizeof error) _exit(126);
+        _exit(127);
     }
+    close(exec_result[1]);
+    int exec_error = 0;
+    if (read(exec_result[0], &exec_error, sizeof exec_error) != sizeof exec_error) exec_error = 0;   /* it ran */
+    close(exec_result[0]);
     int status, program_status = 125 << 8, ended = 0;
     for (;;) {
         if (ended) kill(-1, SIGKILL);   /* every other process of the namespace */
@@ -110,7 +117,10 @@ static int reap(char **program) {
             ended = 1;
         }
     }
-    if (report) dprintf(REPORT_FD, "{\"wait-status\": %d}\n", program_status);
+    if (report && exec_error != 0)
+        dprintf(REPORT_FD, "{\"exec-error\": \"%s: %s\"}\n", program[0], strerror(exec_error));
+    else if (report)
+        dprintf(REPORT_FD, "{\"wait-status\": %d}\n", program_status);
     return WIFEXITED(program_status) ? WEXITSTATUS(program_status) : 128 + WTERMSIG(program_status);
 }
 

@@ -88,6 +88,8 @@ class Spawned:
             os.close(self._report)
         if "usage" in report:
             self.usage = _usage(*report["usage"])
+        if "exec-error" in ended:
+            return None, f"the program could not be started: {ended['exec-error']}"
         if "wait-status" in ended:
             status = ended["wait-status"]
             return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNAL_EXIT + os.WTERMSIG(status)), ""
