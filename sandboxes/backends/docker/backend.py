@@ -521,11 +521,9 @@ class DockerWorkspace:
             return lost(str(exc))
         if self.agnostics:
             return None
-        answer = await self._request({"op": "reset", "files": self.files}, START_TIMEOUT_S, deadline)
-        if isinstance(answer, RunResult):
-            return answer
-        if not answer.get("ok"):
-            return self._broken(f"cannot prepare the workdir: {str(answer)[:200]}")
+        failed = await self._order({"op": "reset", "files": self.files}, deadline, "cannot prepare the workdir")
+        if failed is not None:
+            return failed
         if self.build is None:
             return None
         built = await self._compile(self.build, deadline)
@@ -540,12 +538,18 @@ class DockerWorkspace:
         compiled = await self._exec(step, b"", deadline)
         if compiled.status is RunStatus.DEADLINE or cause_of_death(compiled) is not None:
             return compiled
-        answer = await self._request({"op": "remove", "names": self.compiled_away}, START_TIMEOUT_S, deadline)
+        failed = await self._order({"op": "remove", "names": self.compiled_away}, deadline,
+                                   "cannot remove the compiled source")
+        return compiled if failed is None else failed
+
+    async def _order(self, job: dict, deadline: float | None, failure: str) -> RunResult | None:
+        """A runner request whose answer is only whether it was done: None when it was, else the step's ending."""
+        answer = await self._request(job, START_TIMEOUT_S, deadline)
         if isinstance(answer, RunResult):
             return answer
         if not answer.get("ok"):
-            return self._broken(f"cannot remove the compiled source: {str(answer)[:200]}")
-        return compiled
+            return self._broken(f"{failure}: {str(answer)[:200]}")
+        return None
 
     async def _exec(self, step: Step, stdin: bytes, deadline: float | None) -> RunResult:
         """One step in the runner, which reports how the process ended; the policy says what that means."""

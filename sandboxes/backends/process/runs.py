@@ -19,7 +19,7 @@ from sandboxes.policy import SANDBOX_KILLED, Step
 KILL_GRACE_S = 2.0              # after killing the program, how long bwrap gets to report before it dies too
 KILL_AGAIN_S = 0.05             # a stopped run of a zygote is killed again this often until it has ended
 REAPER = "/run/reaper"          # where a spawned run sees the launcher that is its init (`launcher --reap`)
-_SIGNAL_EXIT = 128
+SIGNAL_EXIT = 128               # an exit status of 128 + N: the program died of signal N
 
 
 def step_rlimits(slot: Slot, step: Step, forked: bool, rlimits_only: bool) -> dict[str, int | None]:
@@ -92,7 +92,7 @@ class Spawned:
             return None, f"the program could not be started: {ended['exec-error']}"
         if "wait-status" in ended:
             status = ended["wait-status"]
-            return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNAL_EXIT + os.WTERMSIG(status)), ""
+            return (os.WEXITSTATUS(status) if os.WIFEXITED(status) else SIGNAL_EXIT + os.WTERMSIG(status)), ""
         if "exit-code" in report:     # bwrap saw its pid 1 end without a word: killed from outside
             return None, "the sandbox's init was killed from outside, and the program with its pid namespace"
         return None, ("the program could not be started" if "child-pid" in report

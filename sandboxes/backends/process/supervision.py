@@ -13,7 +13,7 @@ import signal
 from sandboxes.backends.process.child import EXTRA_FD
 from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
 from sandboxes.backends.process.limits import LimitsError, Mechanism, RunMeter
-from sandboxes.backends.process.runs import KILL_GRACE_S, REAPER, Forked, Spawned, step_rlimits
+from sandboxes.backends.process.runs import KILL_GRACE_S, REAPER, SIGNAL_EXIT, Forked, Spawned, step_rlimits
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import Zygote
@@ -23,7 +23,6 @@ from sandboxes.toolchain_artifacts import MOUNT as ARTIFACTS_MOUNT
 
 log = logging.getLogger(__name__)
 
-_SIGNAL_EXIT = 128
 _SIGNALS = frozenset(signal.valid_signals())
 _NS = 1e9
 
@@ -171,7 +170,7 @@ def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure
         return Ending(stopped=stop_reason, **measured)
     if exit_code is None:
         return Ending(oom_killed=oomed, sandbox_failure=failure, **measured)
-    died_of = exit_code - _SIGNAL_EXIT if exit_code > _SIGNAL_EXIT and exit_code - _SIGNAL_EXIT in _SIGNALS else None
+    died_of = exit_code - SIGNAL_EXIT if exit_code > SIGNAL_EXIT and exit_code - SIGNAL_EXIT in _SIGNALS else None
     return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
                   file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
 
