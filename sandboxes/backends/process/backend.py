@@ -55,7 +55,15 @@ from sandboxes.backends.process.host import choose
 from sandboxes.backends.process.instances import InstanceDir, reap_dead_instances
 from sandboxes.backends.process.limits import LimitsError, Mechanism
 from sandboxes.backends.process.probe import probe
-from sandboxes.backends.process.slots import BASE_UID, ProcessSlotState, Slot, close_slot, make_slot, remove_workspace
+from sandboxes.backends.process.slots import (
+    BASE_UID,
+    ProcessSlotState,
+    Slot,
+    close_slot,
+    make_slot,
+    remove_workspace,
+    renew_workspaces,
+)
 from sandboxes.backends.process.supervision import Supervisor
 from sandboxes.backends.process.zygotes import Zygotes, zygote_prefix
 from sandboxes.languages import Language
@@ -68,7 +76,6 @@ log = logging.getLogger(__name__)
 LAUNCHER_SOURCE = pathlib.Path(__file__).with_name("launcher.c")
 RUN_INIT_SOURCE = pathlib.Path(__file__).with_name("run_init.c")
 ZYGOTE_SOURCE = pathlib.Path(__file__).with_name("zygote_main.py")
-_INSTANCE_FILES = ("launcher", "run-init", "zygote.py")
 ARTIFACTS_DIR = "toolchain-artifacts"     # in the instance's directory: the languages' trees (artifact_builds.py)
 
 
@@ -166,7 +173,7 @@ class ProcessBackend:
                         cpu_rlimit_s=None, address_space_bytes=None)
             result = await self.supervisor.execute(slot, path, step, b"", deadline=None)
         finally:
-            shutil.rmtree(path, ignore_errors=True)
+            await remove_workspace(slot, path)
         if result.status is not RunStatus.OK:
             raise SandboxError(f"sandbox smoke test failed ({result.status.value}): {result.detail} "
                                f"{result.stderr.decode(errors='replace')[-500:]}")
@@ -179,10 +186,7 @@ class ProcessBackend:
             self.mechanism.close()
             self.mechanism = None
         if self._instance is not None:
-            for name in _INSTANCE_FILES:
-                (self._root / name).unlink(missing_ok=True)
-            await asyncio.to_thread(shutil.rmtree, self._root / ARTIFACTS_DIR, ignore_errors=True)
-            self._instance.release()
+            await asyncio.to_thread(self._instance.release)
             self._instance = None
             self._root = None
 
@@ -197,7 +201,13 @@ class ProcessBackend:
         if state.busy:
             raise SandboxError(f"slot {slot} already holds a workspace")
         state.busy = True
-        path = state.new_workspace_dir(f"w{next(self._counter)}")
+        try:
+            if state.dirty:
+                await renew_workspaces(state)
+            path = state.new_workspace_dir(f"w{next(self._counter)}")
+        except BaseException:
+            state.busy = False
+            raise
         try:
             for name, text in workspace_files(language, source, files, data_files).items():
                 file_path = path / "box" / name
@@ -209,7 +219,7 @@ class ProcessBackend:
                 await state.sweep()
             finally:
                 try:
-                    await remove_workspace(path)
+                    await remove_workspace(state, path)
                 finally:  # a cancellation during the removal must not leave the slot refusing every later candidate
                     state.busy = False
 

@@ -5,6 +5,11 @@ runs on one host never share one), which makes RLIMIT_NPROC a per-slot limit and
 other's processes; its workspaces live on a tmpfs of its own, charged to its memory limit and never to the host's
 disk. Without root every slot runs as the server's own uid (the launcher gives each run a user namespace of its own,
 so RLIMIT_NPROC still counts the run's processes only), and the workspaces are plain directories in $TMPDIR.
+
+A finished workspace is removed whatever its program left in it (sandboxes/trees.py). One that still cannot be removed
+costs the slot its workspaces' directory, never its next program a dirty one: the slot's zygotes (which see that
+directory) are stopped, and as root its tmpfs is dropped and a fresh one mounted, without root the directory is moved
+aside in the instance's and a fresh one made. A slot whose renewal failed renews before its next workspace.
 """
 
 from __future__ import annotations
@@ -16,14 +21,15 @@ import fcntl
 import logging
 import os
 import pathlib
-import shutil
 import signal
 import subprocess
+import time
 
 from sandboxes.backend import SandboxError, SlotState
 from sandboxes.backends.process.limits import LimitsError, Mechanism, SlotLimits
 from sandboxes.backends.process.zygote import Zygote
 from sandboxes.results import Limits
+from sandboxes.trees import remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +67,7 @@ class Slot:
     root: pathlib.Path          # this slot's workspaces (a tmpfs as root)
     limits: SlotLimits
     busy: bool = False
+    dirty: bool = False         # a workspace could not be removed, nor the slot's workspaces renewed: renew first
     zygotes: dict[str, Zygote] = dataclasses.field(default_factory=dict)    # by language key
 
     @property
@@ -149,32 +156,74 @@ async def make_slot(index: int, instance: pathlib.Path, mechanism: Mechanism, ba
     root = instance / f"slot{index}"
     root.mkdir(mode=0o711)
     if uid_lock is not None:
-        mount = await asyncio.create_subprocess_exec(
-            "mount", "-t", "tmpfs", "-o", f"size={SLOT_TMPFS_MB}m,mode=0711,nosuid,nodev", "tmpfs", str(root),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, err = await mount.communicate()
-        if mount.returncode != 0:
+        try:
+            await _mount_tmpfs(root)
+        except SandboxError:
             root.rmdir()
             limits.remove()
             os.close(uid_lock)
-            raise SandboxError(f"cannot mount a tmpfs on {root}: {err.decode(errors='replace').strip()}")
+            raise
     return Slot(index, uid, uid_lock, root, limits)
 
 
 async def close_slot(slot: Slot) -> None:
     """Stop its zygotes, kill what is left, release its limits, tmpfs and uid."""
-    for zygote in slot.zygotes.values():
-        await zygote.close()
-    slot.zygotes.clear()
+    await _close_zygotes(slot)
     try:
         slot.limits.remove()
     except LimitsError as e:
         log.error("slot %d: %s", slot.index, e)
     if slot.uid_lock is None:
-        await asyncio.to_thread(shutil.rmtree, slot.root, ignore_errors=True)
+        try:
+            await asyncio.to_thread(remove_tree, slot.root)
+        except OSError as e:
+            log.error("slot %d: cannot remove %s: %s", slot.index, slot.root, e)
     else:
-        await _umount(slot.root)
+        if await _umount(slot.root):
+            with contextlib.suppress(OSError):
+                slot.root.rmdir()
         os.close(slot.uid_lock)
+
+
+async def remove_workspace(slot: Slot, path: pathlib.Path) -> None:
+    """Remove a finished workspace of `slot`: on the loop when it is small (the usual case), else in a thread, since a
+    program may leave many thousands of files behind and the loop must not wait for them. Never raises for what the
+    program left: its verdict is what its run did. A workspace that cannot be removed renews the slot's workspaces."""
+    try:
+        if _fewer_entries_than(path, SMALL_WORKSPACE):
+            remove_tree(path)
+        else:
+            await asyncio.to_thread(remove_tree, path)
+        return
+    except OSError as e:
+        log.error("slot %d: cannot remove the workspace %s (%s): renewing the slot's workspaces", slot.index, path, e)
+    try:
+        await renew_workspaces(slot)
+    except SandboxError as e:
+        log.error("slot %d: %s; renewed again before its next workspace", slot.index, e)
+        slot.dirty = True
+
+
+async def renew_workspaces(slot: Slot) -> None:
+    """A fresh directory of workspaces for the slot, in place of one that holds what could not be removed: its zygotes
+    stopped (they see the old one), as root the tmpfs dropped whole and a fresh one mounted, without root the
+    directory moved aside in the instance's (the instance's removal tries again) and a fresh one made. Raises
+    SandboxError where that failed (the slot stays dirty)."""
+    slot.dirty = True
+    await _close_zygotes(slot)
+    if slot.own_uid:
+        if os.path.ismount(slot.root) and not await _umount(slot.root):
+            raise SandboxError(f"cannot drop the tmpfs of slot {slot.index}")
+        await _mount_tmpfs(slot.root)
+    else:
+        try:
+            if slot.root.exists():
+                slot.root.rename(slot.root.with_name(f"{slot.root.name}-dirty-{time.monotonic_ns()}"))
+            slot.root.mkdir(mode=0o711)
+        except OSError as e:
+            raise SandboxError(f"cannot renew the workspaces of slot {slot.index}: {e}") from e
+    log.warning("slot %d: its workspaces renewed", slot.index)
+    slot.dirty = False
 
 
 def claim_uid(base_uid: int, taken: set[int]) -> tuple[int, int]:
@@ -198,15 +247,6 @@ def kill_quietly(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-async def remove_workspace(path: pathlib.Path) -> None:
-    """Remove a finished workspace: on the loop when it is small (the usual case), else in a thread, since a program
-    may leave many thousands of files behind and the loop must not wait for them."""
-    if _fewer_entries_than(path, SMALL_WORKSPACE):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        await asyncio.to_thread(shutil.rmtree, path, ignore_errors=True)
-
-
 def _fewer_entries_than(path: pathlib.Path, limit: int) -> bool:
     """Whether the tree under `path` holds fewer than `limit` entries (looking at no more than that many)."""
     seen, stack = 0, [path]
@@ -224,12 +264,29 @@ def _fewer_entries_than(path: pathlib.Path, limit: int) -> bool:
     return True
 
 
-async def _umount(path: pathlib.Path) -> None:
-    proc = await asyncio.create_subprocess_exec("umount", str(path), stdout=subprocess.DEVNULL,
+async def _close_zygotes(slot: Slot) -> None:
+    for zygote in slot.zygotes.values():
+        await zygote.close()
+    slot.zygotes.clear()
+
+
+async def _mount_tmpfs(root: pathlib.Path) -> None:
+    """A fresh tmpfs of the slot's on `root`. Raises SandboxError."""
+    mount = await asyncio.create_subprocess_exec(
+        "mount", "-t", "tmpfs", "-o", f"size={SLOT_TMPFS_MB}m,mode=0711,nosuid,nodev", "tmpfs", str(root),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, err = await mount.communicate()
+    if mount.returncode != 0:
+        raise SandboxError(f"cannot mount a tmpfs on {root}: {err.decode(errors='replace').strip()}")
+
+
+async def _umount(path: pathlib.Path) -> bool:
+    """Drop the tmpfs on `path` whole, with whatever is mounted under it (detached now, freed once nothing holds it:
+    the slot's processes are gone by then); whether it was."""
+    proc = await asyncio.create_subprocess_exec("umount", "--lazy", str(path), stdout=subprocess.DEVNULL,
                                                 stderr=subprocess.PIPE)
     _, err = await proc.communicate()
     if proc.returncode != 0:
         log.error("umount %s: %s", path, err.decode(errors="replace").strip())
-        return
-    with contextlib.suppress(OSError):
-        path.rmdir()
+        return False
+    return True
