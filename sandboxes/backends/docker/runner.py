@@ -40,7 +40,6 @@ import math
 import os
 import resource
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -52,6 +51,7 @@ from sandboxes.backends.docker.runtime import WORKDIR, baked_language, runner_jo
 from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
 from sandboxes.results import Limits, RunStatus
 from sandboxes.toolchain_artifacts import running, using
+from sandboxes.trees import empty_tree
 
 SCRATCH = "/tmp"
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"   # cgroup v1: its oom_kill line
@@ -145,16 +145,6 @@ def reap() -> None:
             return
 
 
-def wipe(path: str) -> None:
-    for entry in os.listdir(path):
-        full = os.path.join(path, entry)
-        if os.path.isdir(full) and not os.path.islink(full):
-            shutil.rmtree(full, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(full)
-
-
 def workdir_file(name: str) -> str | None:
     """The path of a plain file name in the workdir; None for a name that leaves it."""
     path = os.path.join(WORKDIR, name)
@@ -164,8 +154,8 @@ def workdir_file(name: str) -> str | None:
 def reset(files: dict[str, str]) -> dict:
     kill_others()
     reap()
-    wipe(WORKDIR)
-    wipe(SCRATCH)
+    empty_tree(WORKDIR)     # whatever the last program left (sandboxes/trees.py); OSError: the container is replaced
+    empty_tree(SCRATCH)
     for name, text in files.items():
         path = workdir_file(name)
         if path is None:
