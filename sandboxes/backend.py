@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from sandboxes.languages import Language
 from sandboxes.results import Limits, RunResult
 from sandboxes.sandbox_deaths import SandboxDeaths
+
+NAME_MAX = 255      # bytes in one file name: Linux's limit on every filesystem a workspace lives on
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,14 +49,26 @@ class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
 
+class SourceNameError(Exception):
+    """The program cannot be laid out: the file name its language takes from it (a Java or Scala class named after
+    its public type) is longer than a file name may be. Its own fault, as a compiler would say (COMPILE_ERROR
+    upstream), decided before any file is written."""
+
+
 def workspace_files(language: Language, source: str, files: Mapping[str, str] | None,
                     data_files: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every file a workspace starts with, by name: the source under its language's name, then the extra files, then
-    the data files, whose names must be plain (no directory), not the source's and not each other's."""
+    the data files, whose names must be plain (no directory), not the source's and not each other's. Raises
+    SourceNameError for a source name too long to write, SandboxError for an extra or data file name that is not
+    plain (the task's, not the program's)."""
     source_name = language.source_name(source)
+    if len(os.fsencode(source_name)) > NAME_MAX:
+        raise SourceNameError(f"the source file is named after its public type ({source_name[:40]}...): "
+                              f"{len(os.fsencode(source_name))} bytes, over the {NAME_MAX} a file name may have")
     extra = {**(files or {}), **(data_files or {})}
     for name in extra:
-        if not name or name in (".", "..", source_name) or "/" in name or "\0" in name:
+        if (not name or name in (".", "..", source_name) or "/" in name or "\0" in name
+                or len(os.fsencode(name)) > NAME_MAX):
             raise SandboxError(f"extra file name {name!r} is not a plain file name other than the source's")
     if len(extra) != len(files or {}) + len(data_files or {}):
         raise SandboxError("a data file has an extra file's name")
@@ -101,4 +116,5 @@ class Backend(Protocol):
     ) -> contextlib.AbstractAsyncContextManager[Workspace]:
         """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots); `files` (what the compile
         reads) and `data_files` (what the runs read) are written next to the source, under plain names. Raises
-        SandboxError for a name that is not a plain one."""
+        SandboxError for a name that is not a plain one, SourceNameError for a source name too long to write
+        (workspace_files)."""
