@@ -150,10 +150,10 @@ class CodeGrader:
             verdict, detail, tests = Verdict.INFRA_DEADLINE, str(exc), []
         except Overloaded as exc:
             verdict, detail, tests = Verdict.INFRA_OVERLOADED, str(exc), []
-        except SandboxError as exc:
-            log.warning("sandbox error for %s: %s", language.key, exc)
         except SourceNameError as exc:   # the program's own file cannot be written: as a compiler would refuse it
             verdict, detail, tests = Verdict.COMPILE_ERROR, str(exc), []
+        except SandboxError as exc:
+            log.warning("sandbox error for %s: %s", language.key, exc)
             verdict, detail, tests = Verdict.INFRA_SANDBOX_ERROR, f"sandbox error: {exc}", []
         return CodeGrade(verdict, detail, extracted=code, sandbox=info.sandbox_id,
                          tests=tuple(tests) if job.run_all_tests else (), stages=stages)
