@@ -88,8 +88,12 @@ static void die_with(pid_t parent) {
  * account, and so to the outer launcher's (a pid namespace whose init exits with processes left discards what they
  * used), then writes {"wait-status": STATUS} (the program's, as waitpid gave it), or {"exec-error": WHY} where it
  * could not be started, to fd 4, which the program never holds. A run cannot signal its namespace's init: no report means this init was killed from outside, and the program
- * died with its namespace, not of its own doing (sandbox_deaths.py). Exits as the program did (128 + N for signal N). */
+ * died with its namespace, not of its own doing (sandbox_deaths.py). Exits as the program did (128 + N for signal N).
+ * It runs as the program's uid, so it makes itself not dumpable first (its exec made it dumpable; the program's exec
+ * makes the program dumpable again): the program can then neither trace it (and so kill it: PTRACE_O_EXITKILL is a
+ * SIGKILL even an init takes) nor open its /proc/1/fd, mem or environ (its report pipe among them). */
 static int reap(char **program) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) fail("not dumpable", "");
     int report = fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC) == 0, exec_result[2];
     if (pipe2(exec_result, O_CLOEXEC) != 0) fail("pipe", "");
     pid_t child = fork();

@@ -47,6 +47,8 @@ class Spawned:
         self._status, status_w = os.pipe()
         self._report, report_w = os.pipe()
         try:
+            for fd in (status_w, report_w):     # the server's uid, the program's own without root: no one may open
+                os.fchmod(fd, 0)                # them again (a holder's /proc/PID/fd/N), only their holders write
             self.child = Child(command, dict(step.env), streams.child_fds, status_w, report_w)
         except OSError:
             os.close(self._status)
