@@ -138,6 +138,9 @@ RLIMITS = (("cpu", resource.RLIMIT_CPU), ("fsize", resource.RLIMIT_FSIZE), ("nof
 STD_FDS = 3                         # a request's descriptors: stdin, stdout, stderr, then the two cgroup ones, if any
 SIGNAL_EXIT = 128
 INIT_SIGNALS = (signal.SIGCHLD, signal.SIGUSR1)     # what run_init.c waits for
+# The run's init holds no descriptor: the zygote's std streams (its log) and control socket (its answers to the server)
+# would be the program's to write, could it ever reach its init (the other received ones are not inheritable).
+INIT_FILE_ACTIONS = [(os.POSIX_SPAWN_CLOSE, fd) for fd in range(CTRL_FD + 1)]
 CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
 CODE_CACHE_MAX_BYTES = 1 << 20
 ARG_START_FIELD = 45                # arg_start's index in /proc/self/stat after the command's ")" (arg_end follows)
@@ -310,9 +313,9 @@ def serve():
         message, fds = receive(ctrl)
         if not message:
             os._exit(0)
-        fds, groups = fds[:STD_FDS], fds[STD_FDS:]
-        for fd in fds:                  # the program's, not its init's
+        for fd in fds:                  # the program's and the run's groups, not its init's
             os.set_inheritable(fd, False)
+        fds, groups = fds[:STD_FDS], fds[STD_FDS:]
         request = json.loads(message)
         script = request["argv"][request["script"]]
         code = cache.code(f"{SANDBOX}/{request['workspace']}/box/{script}", f"{SANDBOX}/{script}")
@@ -324,7 +327,7 @@ def serve():
             libc(LIBC.unshare(CLONE_NEWPID), "unshare the pid namespace")
             # pid 1 of the run's namespace, born with the signals it waits for blocked: an init drops a signal it
             # neither blocks nor handles, and SIGUSR1 may come before its first instruction
-            init = os.posix_spawn(INIT, [INIT], {}, setsigmask=INIT_SIGNALS)
+            init = os.posix_spawn(INIT, [INIT], {}, setsigmask=INIT_SIGNALS, file_actions=INIT_FILE_ACTIONS)
             pid = os.fork()                                 # the program: pid 2
         except (SetupError, OSError) as e:
             error = str(e)
