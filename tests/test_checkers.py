@@ -1,6 +1,7 @@
 """Checkers (testlib's protocol) through a real server and real sandboxes: a checker that accepts any valid
-permutation, in C++ and in Python, broken checkers (INFRA, never the model's fault: one that does not compile or
-parse, or dies of an uncaught error), deliberate exits 1 and 2 (wrong answers), and one compile per request."""
+permutation, in C++, Python and JavaScript, broken checkers (INFRA, never the model's fault: one that does not compile
+or parse, or fails on the reference answer), deliberate exits 1 and 2 (wrong answers), and one compile per request.
+Failures on the program's output alone: tests/test_checker_blame.py."""
 
 from __future__ import annotations
 
@@ -197,25 +198,47 @@ def test_a_checker_that_does_not_parse_fails_every_candidate_once(server: Server
     assert builds(server)[before:] == ["checker (python) built once for 4 candidate(s), 8 check(s)"]
 
 
-EXITS_1_AND_2 = [   # (language, checker source): each ends on purpose with testlib's WA or PE
-    ("python", "import sys\nsys.exit(1)\n"),
-    ("python", "raise SystemExit(2)\n"),
-    ("python", "import os\nos._exit(2)\n"),
-    ("python", "import sys\ntry:\n    int('x')\nexcept ValueError:\n    sys.exit(1)\n"),
-    ("python", "import sys\n\ndef main():\n    return 1\n\nif __name__ == '__main__':\n    sys.exit(main())\n"),
-    ("python", "import sys\nsys.exit('wrong answer: a message')\n"),
-    ("cpp", "int main() { return 1; }\n"),
-    ("cpp", "#include <cstdlib>\nint main() { std::exit(2); }\n"),
-    ("javascript", "process.exit(1);\n"),
-    ("javascript", "process.exitCode = 2;\n"),
-    ("javascript", "setTimeout(() => process.exit(2), 1);\n"),
-    ("rust", "fn main() { std::process::exit(1); }\n"),
+# Each accepts the reference answer (the output file is the answer file: as `checker input answer answer`, run once per
+# test) and ends on purpose with testlib's WA or PE on any other output.
+PY_ACCEPTS_THE_REFERENCE = "import sys\nif open(sys.argv[2]).read() == open(sys.argv[3]).read():\n    sys.exit(0)\n"
+CPP_ACCEPTS_THE_REFERENCE = textwrap.dedent("""
+    #include <fstream>
+    #include <sstream>
+    #include <string>
+    static std::string text(const char* path) {
+        std::ostringstream s;
+        s << std::ifstream(path).rdbuf();
+        return s.str();
+    }
+    static bool reference(char** argv) { return text(argv[2]) == text(argv[3]); }
+    """)
+JS_ACCEPTS_THE_REFERENCE = ("const fs = require('fs');\nconst [, , , outputFile, answerFile] = process.argv;\n"
+                            "if (fs.readFileSync(outputFile, 'utf8') === fs.readFileSync(answerFile, 'utf8')) "
+                            "process.exit(0);\n")
+EXITS_1_AND_2 = [   # (language, checker source)
+    ("python", PY_ACCEPTS_THE_REFERENCE + "sys.exit(1)\n"),
+    ("python", PY_ACCEPTS_THE_REFERENCE + "raise SystemExit(2)\n"),
+    ("python", PY_ACCEPTS_THE_REFERENCE + "import os\nos._exit(2)\n"),
+    ("python", PY_ACCEPTS_THE_REFERENCE + "try:\n    int('x')\nexcept ValueError:\n    sys.exit(1)\n"),
+    ("python", PY_ACCEPTS_THE_REFERENCE + "\ndef main():\n    return 1\n\nif __name__ == '__main__':\n"
+     "    sys.exit(main())\n"),
+    ("python", PY_ACCEPTS_THE_REFERENCE + "sys.exit('wrong answer: a message')\n"),
+    ("cpp", CPP_ACCEPTS_THE_REFERENCE + "int main(int, char** argv) { return reference(argv) ? 0 : 1; }\n"),
+    ("cpp", CPP_ACCEPTS_THE_REFERENCE + "#include <cstdlib>\n"
+     "int main(int, char** argv) { if (!reference(argv)) std::exit(2); }\n"),
+    ("javascript", JS_ACCEPTS_THE_REFERENCE + "process.exit(1);\n"),
+    ("javascript", JS_ACCEPTS_THE_REFERENCE + "process.exitCode = 2;\n"),
+    ("javascript", JS_ACCEPTS_THE_REFERENCE + "setTimeout(() => process.exit(2), 1);\n"),
+    ("rust", "fn main() {\n    let a: Vec<String> = std::env::args().collect();\n"
+     "    if std::fs::read(&a[2]).unwrap() != std::fs::read(&a[3]).unwrap() { std::process::exit(1); }\n}\n"),
 ]
 
 
 @pytest.mark.parametrize(("language", "source"), EXITS_1_AND_2)
 def test_a_deliberate_exit_1_or_2_is_a_wrong_answer(server: ServerHandle, language: str, source: str) -> None:
     checker = reward_pb2.Checker(language=language, source=source)
-    [result] = score(server, [candidate("x", "python", PROGRAMS["in-order"][0], checker)]).values()
-    assert verdict_name(result) == "WRONG_ANSWER", result
-    assert result.reward == 0.0
+    results = score(server, [candidate("right", "python", PROGRAMS["in-order"][0], checker),
+                             candidate("other", "python", PROGRAMS["reversed"][0], checker)])
+    assert verdict_name(results["right"]) == "PASS", results["right"]   # the reference answer itself
+    assert verdict_name(results["other"]) == "WRONG_ANSWER", results["other"]
+    assert results["other"].reward == 0.0

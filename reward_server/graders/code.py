@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.call_values import KINDS
 from reward_server.graders import call_based, end_marker, guarded
-from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member
+from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member, References
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
 from reward_server.graders.function_style import function_program
@@ -114,10 +114,12 @@ class CodeGrader:
                 raise ValueError(f"{lang.key}: call harness values must be among {KINDS}")
         self.table = table
         self.pool = pool
+        self.references = References()  # each checker's finding on each test's reference answer, across requests
 
     def checkers(self, *, priority: int, caller: str, deadline: float | None) -> Checkers:
         """The checkers of one request: candidates that name the same checker share one compile of it."""
-        return Checkers(self.table, self.pool, priority=priority, caller=caller, deadline=deadline)
+        return Checkers(self.table, self.pool, self.references, priority=priority, caller=caller,
+                        deadline=deadline)
 
     async def grade(self, job: CodeJob, *, priority: int, caller: str, deadline: float | None,
                     checkers: Checkers | None = None) -> CodeGrade:
