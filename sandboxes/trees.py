@@ -1,10 +1,11 @@
-"""Removing the trees programs leave in their workspaces, whatever their shape.
+"""Looking through and removing the trees programs leave in their workspaces, whatever their shape.
 
 A program chooses the shape of what it leaves: a chain of directories thousands deep (shutil.rmtree recurses, and
 a path through it is longer than PATH_MAX), directories it made unreadable or unwritable (chmod 000), names of odd
-bytes. So the removal walks with one directory open at a time, by names relative to it (never a full path), climbs
-back through `..` checked against the directory it came down from, and makes each directory its owner's to empty
-before it empties it. It never crosses into another filesystem: a mount inside the tree is an error, left alone.
+bytes. So a walk holds one directory open at a time, goes by names relative to it (never a full path), and climbs
+back through `..` checked against the directory it came down from; the removal makes each directory its owner's to
+empty before it empties it. Neither crosses into another filesystem: a mount inside the tree is left alone (for the
+removal, an error).
 
 Only for trees nothing runs in any more (the slot's or container's processes are killed first): a directory's mode
 is changed by name, which a process renaming things meanwhile could race.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _OWNER_ALL = stat.S_IRWXU
@@ -56,45 +58,101 @@ def empty_tree(path: str | os.PathLike[str]) -> None:
         os.close(top)
 
 
+def has_file_at_least(path: str | os.PathLike[str], size: int) -> bool:
+    """Whether a file of at least `size` bytes is anywhere under the directory `path` (a run's file-size limit hit);
+    the tree is only looked at, never changed: a directory its owner made unreadable is not looked into."""
+    top = os.open(path, _DIRECTORY)
+    device = os.fstat(top).st_dev
+
+    def files_below(fd: int) -> list[str]:
+        directories = []
+        with os.scandir(fd) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    directories.append(entry.name)
+                elif entry.stat(follow_symlinks=False).st_size >= size:
+                    raise _Found
+        return directories
+
+    def readable(fd: int, name: str) -> int | None:
+        try:
+            below = os.open(name, _DIRECTORY, dir_fd=fd)
+        except OSError:
+            return None
+        if os.fstat(below).st_dev != device:
+            os.close(below)
+            return None
+        return below
+
+    try:
+        _walk(top, files_below, readable, lambda fd, name: None)
+    except _Found:
+        return True
+    finally:
+        os.close(top)
+    return False
+
+
+class _Found(Exception):
+    """What has_file_at_least looks for is there: the walk can stop."""
+
+
 def _empty(top: int) -> None:
-    """Empty the directory open as `top` (already its owner's to empty), one level at a time. What cannot be removed
-    is skipped, the rest removed, then the first failure raised."""
+    """Empty the directory open as `top` (already its owner's to empty). What cannot be removed is skipped, the rest
+    removed, then the first failure raised."""
     device = os.fstat(top).st_dev
     failures: list[OSError] = []
+
+    def owned(fd: int, name: str) -> int | None:
+        try:
+            return _open_directory(fd, name, device)
+        except OSError as e:
+            _keep_first(failures, e)
+            return None
+
+    def removed(fd: int, name: str) -> None:
+        try:
+            os.rmdir(name, dir_fd=fd)
+        except OSError as e:
+            _keep_first(failures, e)
+
+    _walk(top, lambda fd: _remove_files(fd, failures), owned, removed)
+    if failures:
+        raise failures[0]
+
+
+def _walk(top: int, enter: Callable[[int], list[str]], descend: Callable[[int, str], int | None],
+          leave: Callable[[int, str], None]) -> None:
+    """Depth first under the directory open as `top`, one directory open at a time: `enter(fd)` handles a directory's
+    entries and names the subdirectories to walk, `descend(fd, name)` opens one (None: not walked), `leave(fd, name)`
+    follows its walk, in its parent. The way back up is `..`, checked against the directory it came down from."""
     here = os.dup(top)
-    # the levels above `here`: each one's (device, inode), the name `here` has in it, the directories left to empty
+    # the levels above `here`: each one's (device, inode), the name `here` has in it, the directories left to walk
     above: list[tuple[tuple[int, int], str, list[str]]] = []
     try:
-        left = _remove_files(here, failures)
+        left = enter(here)
         while True:
             if left:
                 name = left.pop()
-                try:
-                    below = _open_directory(here, name, device)
-                except OSError as e:
-                    _keep_first(failures, e)
+                below = descend(here, name)
+                if below is None:
                     continue
                 above.append((_identity(here), name, left))
                 os.close(here)
                 here = below
-                left = _remove_files(here, failures)
+                left = enter(here)
                 continue
             if not above:
-                break
+                return
             identity, name, left = above.pop()
             parent = os.open("..", _DIRECTORY, dir_fd=here)
             os.close(here)
             here = parent
             if _identity(here) != identity:
-                raise OSError(errno.ESTALE, "the tree moved while it was removed")
-            try:
-                os.rmdir(name, dir_fd=here)
-            except OSError as e:
-                _keep_first(failures, e)
+                raise OSError(errno.ESTALE, "the tree moved while it was walked")
+            leave(here, name)
     finally:
         os.close(here)
-    if failures:
-        raise failures[0]
 
 
 def _open_directory(parent: int, name: str, device: int) -> int:
@@ -116,8 +174,9 @@ def _open_directory(parent: int, name: str, device: int) -> int:
 
 def _owners(fd: int) -> None:
     """Make the directory open as `fd` readable, writable and searchable by its owner (we are it, or root)."""
-    if os.fstat(fd).st_mode & _OWNER_ALL != _OWNER_ALL:
-        os.fchmod(fd, _OWNER_ALL)
+    mode = os.fstat(fd).st_mode
+    if mode & _OWNER_ALL != _OWNER_ALL:
+        os.fchmod(fd, stat.S_IMODE(mode) | _OWNER_ALL)
 
 
 def _remove_files(fd: int, failures: list[OSError]) -> list[str]:
