@@ -77,6 +77,9 @@ class ServerMetrics:
         self.pool_busy = Gauge("reward_pool_busy", "Sandbox slots running a candidate", registry=r)
         self.pool_idle = Gauge("reward_pool_idle", "Sandbox slots free", registry=r)
         self.cache = Counter("reward_cache_lookups", "Result cache lookups", ["outcome"], registry=r)
+        self.internal_errors = Counter("reward_internal_errors", "Candidates whose grading raised an unexpected "
+                                       "exception (a bug: each is logged with its candidate)", ["kind", "exception"],
+                                       registry=r)
         self.sandbox_limits = Gauge("reward_sandbox_limits", "How the sandboxes' limits are enforced (1 on the mode "
                                     "in use: cgroup-v2, cgroup-v1, rlimit, docker)", ["mode"], registry=r)
         self._server: WSGIServer | None = None
@@ -121,6 +124,9 @@ class ServerMetrics:
 
     def limits_mode(self, mode: str) -> None:
         self.sandbox_limits.labels(mode).set(1)
+
+    def internal_error(self, kind: str, exc: BaseException) -> None:
+        self.internal_errors.labels(kind, type(exc).__name__).inc()
 
     def cache_lookup(self, hit: bool) -> None:
         self.cache.labels("hit" if hit else "miss").inc()

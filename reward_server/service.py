@@ -11,6 +11,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import grpc
+from google.protobuf import json_format
 
 from reward_server.graders.checkers import Checkers, CheckerSpec
 from reward_server.graders.code import CodeGrade, CodeGrader, CodeJob, TestGrade
@@ -28,8 +29,11 @@ from sandboxes.languages import LanguageTable, UnknownLanguage
 
 log = logging.getLogger(__name__)
 
-# Leave the response this long to travel back before the caller's deadline.
-DEADLINE_MARGIN_S = 0.05
+# The reply leaves this long before the caller's deadline, to travel back; what is not graded by then is INFRA_DEADLINE.
+REPLY_MARGIN_S = 0.05
+# Runs are cut this long before the reply leaves (at most a quarter of the time the caller gave): a run cut at the
+# graders' deadline is killed, swept and graded in that time, so its verdict makes the reply.
+CUT_MARGIN_S = 0.5
 MIB = 1 << 20   # TestOutcome.peak_memory_mb is in the unit of CodeTask.memory_mb
 
 EXTRACTIONS = {
@@ -43,6 +47,7 @@ COMPARATORS = {
     reward_pb2.LENIENT: Comparator.LENIENT,
     reward_pb2.LCB: Comparator.LCB,
 }
+ScoreResult = reward_pb2.ScoreResult
 VERDICTS = {verdict: reward_pb2.Verdict.Value(verdict.name) for verdict in Verdict}
 # (proto enum value, reward) per verdict: looked up once per equation instead of recomputed
 EQUATION_FIELDS = {verdict: (VERDICTS[verdict], verdict.reward) for verdict in Verdict}
@@ -103,20 +108,19 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
 
     async def Score(self, request: reward_pb2.ScoreRequest,
                     context: grpc.aio.ServicerContext) -> reward_pb2.ScoreResponse:
-        async with self._batch(request, context, "Score") as (results, code_tasks):
-            for finished in asyncio.as_completed(code_tasks):
-                result = await finished
+        async with self._batch(request, context, "Score") as (results, graded):
+            async for result in graded:
                 results[result.index] = result
         return reward_pb2.ScoreResponse(results=results)
 
     async def ScoreStream(self, request: reward_pb2.ScoreRequest,
                           context: grpc.aio.ServicerContext) -> AsyncIterator[reward_pb2.ScoreResult]:
-        async with self._batch(request, context, "ScoreStream") as (results, code_tasks):
+        async with self._batch(request, context, "ScoreStream") as (results, graded):
             for result in results:
                 if result is not None:
                     yield result
-            for finished in asyncio.as_completed(code_tasks):
-                yield await finished
+            async for result in graded:
+                yield result
 
     async def ListLanguages(self, request: reward_pb2.ListLanguagesRequest,
                             context: grpc.aio.ServicerContext) -> reward_pb2.ListLanguagesResponse:
@@ -133,10 +137,12 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
 
     @contextlib.asynccontextmanager
     async def _batch(self, request: reward_pb2.ScoreRequest, context: grpc.aio.ServicerContext, method: str
-                     ) -> AsyncIterator[tuple[list[reward_pb2.ScoreResult | None], list[asyncio.Future]]]:
+                     ) -> AsyncIterator[tuple[list[reward_pb2.ScoreResult | None], AsyncIterator[ScoreResult]]]:
         """Validate, grade the equations at once and start the code candidates; on exit cancel what is left.
 
-        Yields (results in request order, None where a code candidate is still running; the running ones).
+        Yields (results in request order, None where a code candidate is still running; the running ones' results as
+        they finish, then, once the reply must leave before the caller's deadline, INFRA_DEADLINE for the rest: one
+        slow program never costs its batch the call).
         """
         request_id = uuid.uuid4().hex[:12]
         try:
@@ -148,9 +154,12 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         priority = request.priority or reward_pb2.TRAINING
         caller = request.caller or context.peer()
         remaining = context.time_remaining()
-        deadline = None if remaining is None else asyncio.get_running_loop().time() + remaining - DEADLINE_MARGIN_S
+        reply_by = deadline = None
+        if remaining is not None:
+            reply_by = asyncio.get_running_loop().time() + remaining - REPLY_MARGIN_S
+            deadline = reply_by - min(CUT_MARGIN_S, remaining / 4)
         results: list[reward_pb2.ScoreResult | None] = []
-        code_tasks: list[asyncio.Future] = []
+        code_tasks: dict[asyncio.Future, tuple[int, str, str]] = {}     # -> index, candidate id, metrics label
         equations: list[Verdict] = []
         checkers = self.grader.checkers(priority=priority, caller=caller, deadline=deadline)
         self.metrics.request_started(method)
@@ -161,7 +170,8 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                     verdict, extracted = grade_equation(task.response, task.expected)
                     if task.require_counterexample and verdict is Verdict.PASS and not task.expected:
                         results.append(None)    # its magma is checked off the loop
-                        code_tasks.append(asyncio.ensure_future(self._grade_counterexample(index, candidate)))
+                        code_tasks[asyncio.ensure_future(self._grade_counterexample(index, candidate))] = (
+                            index, candidate.id, "equation")
                         continue
                     equations.append(verdict)
                     value, reward = EQUATION_FIELDS[verdict]
@@ -169,14 +179,16 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                                                           extracted=extracted, reward=reward))
                 else:
                     results.append(None)
-                    self.metrics.candidates_received(self._language_label(candidate.code.language))
-                    code_tasks.append(asyncio.ensure_future(self._grade_code(
-                        index, candidate, checkers, priority=priority, caller=caller, deadline=deadline)))
+                    label = self._language_label(candidate.code.language)
+                    self.metrics.candidates_received(label)
+                    code_tasks[asyncio.ensure_future(self._grade_code(
+                        index, candidate, checkers, priority=priority, caller=caller, deadline=deadline))] = (
+                        index, candidate.id, label)
             if equations:
                 counts = collections.Counter(equations)
                 self.metrics.observe_batch("equation", {v.name: n for v, n in counts.items()},
                                            time.monotonic() - started)
-            yield results, code_tasks
+            yield results, self._graded(code_tasks, reply_by, started)
         finally:
             for task in code_tasks:
                 task.cancel()
@@ -185,6 +197,25 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
                  reward_pb2.Priority.Name(priority), len(request.candidates), len(code_tasks),
                  time.monotonic() - started)
 
+    async def _graded(self, tasks: dict[asyncio.Future, tuple[int, str, str]], reply_by: float | None,
+                      started: float) -> AsyncIterator[ScoreResult]:
+        """The tasks' results as they finish until `reply_by`; then INFRA_DEADLINE for each one still running (the
+        caller cancels it as the batch ends): it truly did not finish in the time the caller gave."""
+        loop = asyncio.get_running_loop()
+        waiting = set(tasks)
+        while waiting:
+            timeout = None if reply_by is None else max(0.0, reply_by - loop.time())
+            done, waiting = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                break
+            for task in done:
+                yield task.result()
+        for index, candidate_id, label in sorted(tasks[task] for task in waiting):
+            elapsed = time.monotonic() - started
+            self.metrics.observe_result(label, Verdict.INFRA_DEADLINE.name, total_s=elapsed)
+            yield result_message(index, candidate_id, Verdict.INFRA_DEADLINE, elapsed_s=elapsed,
+                                 detail="not graded before the caller's deadline")
+
     async def _grade_counterexample(self, index: int, candidate: reward_pb2.Candidate) -> reward_pb2.ScoreResult:
         """A right FALSE that must show its magma: checked in a thread (numpy; up to 16^6 assignments)."""
         started = time.monotonic()
@@ -192,8 +223,10 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         try:
             verdict, detail = await asyncio.to_thread(grade_counterexample, task.response, task.equation1,
                                                       task.equation2)
-        except Exception as exc:  # one candidate's failure must never sink its batch
-            log.exception("checking the counterexample of candidate %d (%s) failed", index, candidate.id)
+        except Exception as exc:  # a bug; one candidate's failure must never sink its batch
+            log.exception("checking the counterexample of candidate %d (%s) failed: %r", index, candidate.id,
+                          task.response[:2000])
+            self.metrics.internal_error("equation", exc)
             verdict, detail = Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}"
         elapsed = time.monotonic() - started
         self.metrics.observe_batch("equation", {verdict.name: 1}, elapsed)
@@ -206,8 +239,10 @@ class RewardService(reward_pb2_grpc.RewardServiceServicer):
         try:
             grade, shared = await self.cache.grade(task_key(candidate.code), lambda: self.grader.grade(
                 code_job(candidate.code), priority=priority, caller=caller, deadline=deadline, checkers=checkers))
-        except Exception as exc:  # one candidate's failure must never sink its batch
-            log.exception("grading candidate %d (%s) failed", index, candidate.id)
+        except Exception as exc:  # a bug; one candidate's failure must never sink its batch
+            log.exception("grading candidate %d (%s) failed: %s", index, candidate.id,
+                          json_format.MessageToJson(candidate, indent=None)[:4000])
+            self.metrics.internal_error("code", exc)
             grade = CodeGrade(Verdict.INFRA_SANDBOX_ERROR, f"internal error: {type(exc).__name__}: {exc}")
         elapsed = time.monotonic() - started
         self.metrics.cache_lookup(hit=shared)

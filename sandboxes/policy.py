@@ -67,7 +67,9 @@ class Ending:
     sandbox_failure: str = ""        # the sandbox itself failed: why (no exit status then)
     file_limit_hit: bool = False     # a file reached the file-size limit
     cpu_s: float | None = None       # CPU seconds all the step's processes used; None: not measured
+    elapsed_s: float | None = None   # wall-clock seconds it ran; None: not measured
     peak_memory_bytes: int | None = None  # its memory high-water mark (not classified: reported)
+    files_over_memory: bool = False  # not started: the files in its workspace already hold its memory limit
 
 
 def compile_step(language: Language, source: str) -> Step | None:
@@ -112,10 +114,17 @@ _STOPPED = {
     SANDBOX_KILLED: (RunStatus.SANDBOX_ERROR, "the sandbox was killed from outside"),
 }
 CPU_LIMIT = "CPU-time limit"
+OOM_KILLED = "killed by the OOM killer (memory cgroup limit)"
+CALLER_STOPS = frozenset({"deadline", "cancelled"})     # stops that are the caller's doing, not the program's
 
 
 def classify(step: Step, ending: Ending, stderr: bytes) -> tuple[RunStatus, str]:
-    """The step's status and detail: our own stops and limits first, the program's exit last."""
+    """The step's status and detail: what the program earned first (a caller's stop cannot hide it), our own stops
+    and limits next, the program's exit last."""
+    if ending.files_over_memory:
+        return RunStatus.MEMORY_LIMIT, "the files in its workspace (its build) already exceed its memory limit"
+    if ending.stopped in CALLER_STOPS:
+        return _earned_before_the_cut(step, ending) or _STOPPED[ending.stopped]
     if ending.stopped in _STOPPED:
         return _STOPPED[ending.stopped]
     if ending.stopped == "cpu":
@@ -126,7 +135,7 @@ def classify(step: Step, ending: Ending, stderr: bytes) -> tuple[RunStatus, str]
         return RunStatus.TIMEOUT, (f"wall-clock backstop ({step.wall_s:g} s = {WALL_BACKSTOP_FACTOR} x the "
                                    f"timeout + {WALL_BACKSTOP_EXTRA_S:g} s)")
     if ending.oom_killed:
-        return RunStatus.MEMORY_LIMIT, "killed by the OOM killer (memory cgroup limit)"
+        return RunStatus.MEMORY_LIMIT, OOM_KILLED
     if ending.sandbox_failure or (ending.exit_code is None and ending.signal is None):
         return RunStatus.SANDBOX_ERROR, ending.sandbox_failure or "the program did not report an exit status"
     if step.cpu_budget_s is not None and ending.cpu_s is not None and ending.cpu_s > step.cpu_budget_s:
@@ -150,3 +159,23 @@ def classify(step: Step, ending: Ending, stderr: bytes) -> tuple[RunStatus, str]
         except ValueError:
             return RunStatus.EXIT_NONZERO, f"killed by signal {ending.signal}"
     return RunStatus.EXIT_NONZERO, f"exit code {ending.exit_code}"
+
+
+def _earned_before_the_cut(step: Step, ending: Ending) -> tuple[RunStatus, str] | None:
+    """The verdict a run had already earned when the caller's deadline (or cancellation) cut it, so that cutting it
+    never hides the program's fault. Past its CPU budget; or it waited: its wall time is past what the backstop allows
+    for the CPU it used (3 x its CPU time + 1 s). A run that computes gets at least a third of a core while the slots
+    are at most three times the cores (the backstop's own assumption, docs/guards.md), so only a run that sleeps or
+    blocks, never one starved by its neighbours, is past that. None: it may have been an honest run; the cut decides."""
+    if ending.oom_killed:
+        return RunStatus.MEMORY_LIMIT, OOM_KILLED
+    if step.cpu_budget_s is None or ending.cpu_s is None:
+        return None
+    if ending.cpu_s > step.cpu_budget_s:
+        return RunStatus.TIMEOUT, CPU_LIMIT
+    if ending.elapsed_s is not None and ending.elapsed_s >= wall_backstop_s(ending.cpu_s):
+        return RunStatus.TIMEOUT, (f"waited instead of computing: {ending.elapsed_s:.3g} s on the wall clock for "
+                                   f"{ending.cpu_s:.3g} s of CPU time when the caller's deadline cut it (the "
+                                   f"backstop allows {WALL_BACKSTOP_FACTOR} x the CPU time + "
+                                   f"{WALL_BACKSTOP_EXTRA_S:g} s)")
+    return None

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import pathlib
 import resource
@@ -27,6 +28,12 @@ RLIMITS = {"cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE, "nofile":
 
 class LimitsError(Exception):
     """The limits mechanism could not be set up, configured or emptied."""
+
+
+class MemoryInUse(LimitsError):
+    """A step's memory limit is below what the slot's group holds and cannot reclaim: its workspace's files (a tmpfs
+    charged to the group), which the program's own build or run wrote; never a sandbox failure (cgroup v1 refuses the
+    write with EBUSY)."""
 
 
 def write_value(path: pathlib.Path, value: str | int) -> None:
@@ -48,7 +55,13 @@ class LimitFiles:
         values = (memory_bytes, max_pids)
         for path, value, last in zip(self.files, values, self.values or (None, None), strict=True):
             if value != last:
-                write_value(path, value)
+                try:
+                    write_value(path, value)
+                except LimitsError as e:
+                    self.values = None      # the kernel kept the old value: write both next time
+                    if path is self.files[0] and getattr(e.__cause__, "errno", None) == errno.EBUSY:
+                        raise MemoryInUse(str(e)) from e.__cause__
+                    raise
         self.values = values
 
 
@@ -148,3 +161,21 @@ def descendants(roots: Iterable[int]) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+_TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_s(pids: Iterable[int]) -> float:
+    """CPU seconds these live processes and the descendants they reaped have used (utime, stime, cutime and cstime of
+    /proc/PID/stat): what a tree has spent, read before it is killed where nothing counts it live (rlimits); once
+    killed, its processes' accounts die with the ones that would have reaped them."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += sum(int(field) for field in fields[11:15])
+    return ticks * _TICK_S

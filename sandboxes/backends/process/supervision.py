@@ -12,7 +12,7 @@ import signal
 
 from sandboxes.backends.process.child import EXTRA_FD
 from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
-from sandboxes.backends.process.limits import LimitsError, Mechanism, RunMeter
+from sandboxes.backends.process.limits import LimitsError, Mechanism, MemoryInUse, RunMeter, tree_cpu_s
 from sandboxes.backends.process.runs import KILL_GRACE_S, REAPER, SIGNAL_EXIT, Forked, Spawned, step_rlimits
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.streams import RunStreams
@@ -102,8 +102,13 @@ class Supervisor:
         forked = zygote is not None
         try:
             try:
+                if _files_exceed_memory(slot, step.limits):
+                    raise MemoryInUse(f"the files in slot {slot.index}'s workspace exceed {step.limits.memory_mb} MB")
                 slot.set_limits(step.limits, forked)
                 meter = slot.limits.begin()
+            except MemoryInUse as e:   # the program's build or run wrote them: its own limit, never a sandbox error
+                log.info("slot %d: %s", slot.index, e)
+                return Ending(files_over_memory=True), None, loop.time() - started
             except (LimitsError, OSError) as e:
                 return sandbox_error(f"limits: {e}", loop.time() - started)
             try:
@@ -116,12 +121,20 @@ class Supervisor:
                     zygote.kill()
                     return None
                 return sandbox_error(f"cannot spawn the sandbox: {e}", loop.time() - started)
-            streams.on_stop = run.stop
+            counted_live = meter.cpu_ns() is not None
+            spent_when_stopped: list[float] = []
+
+            def stop() -> None:
+                if not counted_live:
+                    spent_when_stopped.append(tree_cpu_s(slot.strangers()))
+                run.stop()
+
+            streams.on_stop = stop
             streams.start()
             if streams.stop_reason is not None:  # cancelled while spawning
-                run.stop()
+                stop()
             timer = loop.call_later(budget, streams.stop, cut_by)
-            live = step.cpu_budget_s is not None and meter.cpu_ns() is not None
+            live = step.cpu_budget_s is not None and counted_live
             watch = _CpuWatch(meter, step.cpu_budget_s, streams) if live else None
             try:
                 ended = await run.finished()
@@ -145,8 +158,9 @@ class Supervisor:
                 return None
             ended = (None, "the zygote died")
         exit_code, failure = ended
+        cpu_s = max((s for s in (measured.cpu_s, *spent_when_stopped[:1]) if s is not None), default=None)
         ending = _ending(streams.stop_reason, measured.oom_killed, exit_code, failure, path, step.limits,
-                         measured.cpu_s, measured.peak_bytes)
+                         {"cpu_s": cpu_s, "elapsed_s": elapsed, "peak_memory_bytes": measured.peak_bytes})
         return ending, exit_code, elapsed
 
     def _command(self, slot: Slot, path: pathlib.Path, step: Step, artifact_tree: pathlib.Path | None,
@@ -163,16 +177,25 @@ class Supervisor:
 
 
 def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure: str, path: pathlib.Path,
-            limits: Limits, cpu_s: float | None, peak_bytes: int | None) -> Ending:
+            limits: Limits, measured: dict[str, float | int | None]) -> Ending:
     """The init's exit status as an Ending: it exits 128 + N when the program died of signal N."""
-    measured = {"cpu_s": cpu_s, "peak_memory_bytes": peak_bytes}
     if stop_reason is not None:
-        return Ending(stopped=stop_reason, **measured)
+        return Ending(stopped=stop_reason, oom_killed=oomed, **measured)
     if exit_code is None:
         return Ending(oom_killed=oomed, sandbox_failure=failure, **measured)
     died_of = exit_code - SIGNAL_EXIT if exit_code > SIGNAL_EXIT and exit_code - SIGNAL_EXIT in _SIGNALS else None
     return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
                   file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
+
+
+def _files_exceed_memory(slot: Slot, limits: Limits) -> bool:
+    """Whether the slot's workspaces already hold the step's memory limit, where they are a tmpfs of the slot's own
+    (as root), which its memory group is charged for: the step could not start under it (cgroup v2 would OOM-kill the
+    slot's residents trying)."""
+    if not slot.own_uid:
+        return False
+    fs = os.statvfs(slot.root)
+    return (fs.f_blocks - fs.f_bfree) * fs.f_frsize >= limits.memory_mb << 20
 
 
 def _has_file_at_least(path: pathlib.Path, size: int) -> bool:
