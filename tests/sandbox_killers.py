@@ -114,6 +114,8 @@ class Killer(threading.Thread):
 
 
 MOST_INFRA = 8      # of 328 programs in a round: a run hit twice in a row is INFRA
+MIN_KILLS = 6       # deaths a stress test must have seen before its verdicts say anything
+MAX_ROUNDS = 12     # a machine that grades this many rounds without that many deaths is broken, not slow
 BROKEN = "    return None\n"
 
 
@@ -138,6 +140,19 @@ def check_round(results: list[reward_pb2.ScoreResult], batch: list[reward_pb2.Ca
     assert all(not r.HasField("reward") for r in infra)
     assert len(infra) <= MOST_INFRA, infra[:3]
     return len(infra)
+
+
+def grade_while_killing(client: RewardClient, batch: list[reward_pb2.Candidate], targets: Callable[[], list[int]],
+                        interval_s: float, rounds: int, timeout_s: float) -> int:
+    """Grades the batch at least `rounds` times, and on until MIN_KILLS kills have struck whatever the machine's speed,
+    while `targets` are killed; checks every round (check_round); returns the kills."""
+    with Killer(targets, interval_s, seed=rounds) as killer:
+        graded = 0
+        while graded < rounds or killer.kills < MIN_KILLS:
+            assert graded < MAX_ROUNDS, f"only {killer.kills} kills in {graded} rounds"
+            check_round(client.score(batch, timeout_s=timeout_s), batch)
+            graded += 1
+    return killer.kills
 
 
 def grades_clean(client: RewardClient, batch: list[reward_pb2.Candidate]) -> None:

@@ -21,10 +21,9 @@ from reward_server.loadtest.scrape import scrape, total
 from tests.candidates import python_script, stdio, verdict_name
 from tests.conftest import wait_for
 from tests.sandbox_killers import (
-    Killer,
-    check_round,
     cmdline,
     descendants,
+    grade_while_killing,
     grades_clean,
     humaneval_batch,
     launchers_and_bubblewraps,
@@ -44,11 +43,7 @@ def test_sandbox_deaths_are_never_the_program_s_fault(start_server, zygote: str,
     server = start_server("--workers", "4", "--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
     batch = humaneval_batch()
     with RewardClient(server.address) as client:
-        for round_ in range(ROUNDS):
-            with Killer(lambda: targets(server.process.pid), interval_s, seed=round_) as killer:
-                results = client.score(batch, timeout_s=900)
-            assert killer.kills > 5, killer.kills
-            check_round(results, batch)
+        grade_while_killing(client, batch, lambda: targets(server.process.pid), interval_s, ROUNDS, timeout_s=900)
         grades_clean(client, batch)
     assert server.process.poll() is None
     samples = scrape(server.metrics_url)

@@ -22,7 +22,7 @@ from reward_server.verdicts import Verdict
 from sandboxes.backends.docker.backend import LABEL, LABEL_LANGUAGE
 from sandboxes.sandbox_deaths import SANDBOX_FAILED, UNEXPLAINED_KILL
 from tests.docker.conftest import grade, grader_for
-from tests.sandbox_killers import Killer, check_round, cmdline, descendants, grades_clean, humaneval_batch
+from tests.sandbox_killers import cmdline, descendants, grade_while_killing, grades_clean, humaneval_batch
 
 ROUNDS = 2
 INTERVAL_S = 1.0
@@ -44,11 +44,7 @@ def test_container_deaths_are_never_the_program_s_fault(docker_env, start_server
     server = start_server("--backend", "docker", "--workers", "4", "--warm", "4", "--cache-size", "0")
     batch = humaneval_batch()
     with RewardClient(server.address) as client:
-        for round_ in range(ROUNDS):
-            with Killer(lambda: runners(docker_client), INTERVAL_S, seed=round_) as killer:
-                results = client.score(batch, timeout_s=600)
-            assert killer.kills > 5, killer.kills
-            check_round(results, batch)
+        grade_while_killing(client, batch, lambda: runners(docker_client), INTERVAL_S, ROUNDS, timeout_s=600)
         grades_clean(client, batch)
     assert server.process.poll() is None
 
