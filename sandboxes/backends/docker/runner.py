@@ -24,8 +24,10 @@ instead of a `docker run`. Two request shapes:
 
 The runner holds every request (the workspace's files, the tests among them, and a run's stdin) and runs as the
 programs' own user, so it is not dumpable: a program cannot read its memory, its pipes or its environment
-(/proc/<runner>/mem, fd/, environ), which it could otherwise read as its user's. A step's process is dumpable again
-from its fork to its exec (its oom_score_adj is its own to write), which replaces the runner's memory.
+(/proc/<runner>/mem, fd/, environ), nor trace it, which it could otherwise do as its user's. A step's process stays so
+from its fork to its exec, which replaces the runner's memory and makes the program dumpable: it takes its
+oom_score_adj of 1000 from the runner at the fork (OomScore), for it may not write its own while not dumpable. Between
+two jobs no process but the runner is left (kill_others, reap), so no program is there to meet the next one's.
 
 Standard library only (plus those modules, themselves stdlib-only): it runs under the image's /usr/bin/python3.
 """
@@ -44,6 +46,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sandboxes package
 
@@ -126,23 +129,18 @@ def exited(pid: int) -> bool:
 
 
 def kill_others() -> None:
-    """SIGKILL every process in the container but this one (stragglers of the previous job)."""
-    me = os.getpid()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (me, 1):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry), signal.SIGKILL)
+    """SIGKILL every process in the container but this one (the job's, stragglers of the previous one): kill(-1) signals
+    them all at once, so that none forks a survivor meanwhile, and spares the caller (and pid 1, this runner)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
 
 
 def reap() -> None:
-    """Collect exited orphans: as the container's pid 1 the runner inherits them, and a zombie holds a pid."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    """Once kill_others has struck, wait until every other process has died and is collected (as the container's pid 1
+    the runner inherits them all, and a zombie holds a pid): none is left to act on the next job."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-1, 0)
 
 
 def workdir_file(name: str) -> str | None:
@@ -181,10 +179,29 @@ def set_dumpable(dumpable: bool) -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
+class OomScore:
+    """The runner's own oom_score_adj, opened while it is still dumpable: a step's process is forked while it is 1000,
+    so that the program, not the runner, is what the OOM killer takes first (a process that is not dumpable may not
+    open its own, and the child stays so until its exec), then it is set back."""
+
+    PROGRAM = b"1000"
+
+    def __init__(self) -> None:
+        self.fd = os.open("/proc/self/oom_score_adj", os.O_RDWR | os.O_CLOEXEC)
+        self.own = os.read(self.fd, 16).strip()
+
+    @contextlib.contextmanager
+    def program_first(self) -> Iterator[None]:
+        os.write(self.fd, self.PROGRAM)
+        try:
+            yield
+        finally:
+            os.write(self.fd, self.own)     # always allowed: no value it had is below the floor it may set
+
+
 def child_limits(job: dict) -> None:
-    """Runs in the child before exec: the program, not the runner, is what the OOM killer takes first.
-    The CPU limit's hard value is one second above the soft one, so SIGXCPU (not SIGKILL) marks it."""
-    set_dumpable(True)
+    """Runs in the child before exec. The CPU limit's hard value is one second above the soft one, so SIGXCPU (not
+    SIGKILL) marks it."""
     if job.get("address_space_bytes"):
         resource.setrlimit(resource.RLIMIT_AS, (int(job["address_space_bytes"]),) * 2)
     if job.get("cpu_rlimit_s"):
@@ -192,14 +209,9 @@ def child_limits(job: dict) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (int(job["max_file_bytes"]), int(job["max_file_bytes"])))
     resource.setrlimit(resource.RLIMIT_NOFILE, (int(job["max_open_files"]), int(job["max_open_files"])))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    try:
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
-    except OSError:
-        pass
 
 
-def execute(job: dict) -> dict:
+def execute(job: dict, oom: OomScore) -> dict:
     """Run one step; every process it started dies with it (a limit, the output cap, or normal exit)."""
     wall_s = float(job["wall_s"])
     cap = int(job["max_output_bytes"])
@@ -209,11 +221,12 @@ def execute(job: dict) -> dict:
     budget = CpuBudget(float(job["cpu_budget_s"]))
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(
-            job["argv"], cwd=WORKDIR, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True,
-            preexec_fn=lambda: child_limits(job),
-        )
+        with oom.program_first():
+            proc = subprocess.Popen(
+                job["argv"], cwd=WORKDIR, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True,
+                preexec_fn=lambda: child_limits(job),
+            )
     except OSError as exc:  # as a shell would: the command cannot be run, exit status 127
         return {"ending": {"exit_code": 127}, "stdout_b64": "",
                 "stderr_b64": base64.b64encode(f"cannot start {job['argv'][0]}: {exc}".encode()).decode(),
@@ -290,7 +303,7 @@ def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int,
     return out[:cap], err[: max(0, cap - len(out))], verdict
 
 
-def agnostics(job: dict) -> dict:
+def agnostics(job: dict, oom: OomScore) -> dict:
     """The Agnostics harness: compile once, then each test in order; the first failure decides."""
     language = baked_language()
     code = job["code"]
@@ -300,7 +313,7 @@ def agnostics(job: dict) -> dict:
     timeout_s = float(job["timeout_s"])
 
     def perform(step: Step, stdin: str) -> tuple[RunStatus, dict, str, str]:
-        ran = execute(runner_job(step, stdin.encode()))
+        ran = execute(runner_job(step, stdin.encode()), oom)
         stdout, stderr = (base64.b64decode(ran[key]) for key in ("stdout_b64", "stderr_b64"))
         status, _ = classify(step, Ending(**ran["ending"]), stderr)
         return status, ran["ending"], stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace")
@@ -325,7 +338,7 @@ def agnostics(job: dict) -> dict:
     return {"result": "success", "stderr": stderr}
 
 
-def answer(line: bytes) -> dict:
+def answer(line: bytes, oom: OomScore) -> dict:
     try:
         job = json.loads(line)
     except ValueError as exc:
@@ -334,11 +347,11 @@ def answer(line: bytes) -> dict:
         return {"error": "a job is a JSON object"}
     try:
         if "op" not in job and "code" in job:
-            return agnostics(job)
+            return agnostics(job, oom)
         if job.get("op") == "reset":
             return reset(job.get("files", {}))
         if job.get("op") == "exec":
-            return execute(job)
+            return execute(job, oom)
         if job.get("op") == "remove":
             return remove(job.get("names", []))
         if job.get("op") == "ping":
@@ -349,11 +362,12 @@ def answer(line: bytes) -> dict:
 
 
 def main() -> None:
+    oom = OomScore()
     set_dumpable(False)
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if line.strip():
-            out.write(json.dumps(answer(line)).encode() + b"\n")
+            out.write(json.dumps(answer(line, oom)).encode() + b"\n")
             out.flush()
 
 
