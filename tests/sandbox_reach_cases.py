@@ -6,7 +6,7 @@ and the honest programs after it pass. Run through a real server here (tests/tes
 
     python -m tests.sandbox_reach_cases -- SERVE_ARGS...
 
-prints one JSON object: per case its verdict and detail.
+prints one JSON object: per case its verdict and detail, and how many steps went again after a sandbox death.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import json
 import pathlib
 import site
 import sys
+from collections.abc import Collection
 
 from reward_server.client import RewardClient
+from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
 from tests.candidates import function_style, stdio, verdict_name
 from tests.limits_cases import ECHO
@@ -119,6 +121,22 @@ ATTACKS = {
     "kill -9 of pid 1": WRONG + "import os, signal\nos.kill(1, signal.SIGKILL)\n",
 }
 FUNCTION_WRONG = "    return None\n"
+# Its first test leaves a process that forks a child and exits, again and again (one pass over /proc that kills what it
+# lists misses the newest), its second looks for it from the next run in the same workspace.
+STRAGGLER = """import os, sys, time
+if sys.stdin.read() == "spawn":
+    if os.fork() == 0:
+        for fd in (0, 1, 2):
+            os.close(fd)
+        while os.fork() == 0:
+            pass
+        os._exit(0)
+    print("spawned")
+else:
+    time.sleep(0.2)
+    others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))
+    print("alone" if not others else f"not alone: {others}")
+"""
 
 HUMANEVAL_COUNT = 8     # HumanEval's first canonical programs, after the attacks
 LOG_KEPT = 8000         # characters of the server's log a report keeps: its start (what it chose) and its end
@@ -135,23 +153,28 @@ def humaneval(count: int = HUMANEVAL_COUNT) -> list[Case]:
     return [Case(f"honest {c.id}", c, "PASS") for c in humaneval_batch()[:count]]
 
 
-def cases() -> list[Case]:
+def cases(languages: Collection[str] | None = None) -> list[Case]:
     """The probe, each attack with a wrong answer, then honest programs: a Python and a HumanEval attack in function
-    style (its own wrong return, the attack at import), the echo of each language, HumanEval's first canonical ones."""
+    style (its own wrong return, the attack at import), the echo of each language, HumanEval's first canonical ones;
+    those of `languages` only, if given."""
     attack_rows = [Case(f"attack: {name}", stdio(name, "python", code, [("", "right\n")]), "WRONG_ANSWER")
                    for name, code in ATTACKS.items()]
     code = humaneval(1)[0].candidate.code
     function_rows = [Case(name, function_style(name, "python", code.prompt, completion, code.tests), "RUNTIME_ERROR")
                      for name, completion in (("wrong function style", FUNCTION_WRONG),
                                               ("attack: function style", FUNCTION_WRONG + SEIZE))]
-    return [
+    straggler = stdio("straggler", "python", STRAGGLER, [("spawn", "spawned\n"), ("look", "alone\n")],
+                      run_all_tests=True)
+    found = [
         Case("probe", stdio("probe", "python", PROBE, [("", PROBE_EXPECTED)]), "PASS"),
         *attack_rows,
         *function_rows,
+        Case("a forking straggler outlives no run", straggler, "PASS"),
         *(Case(f"honest {language} echo", stdio(language, language, source, [("hi", "hi")]), "PASS")
           for language, source in ECHO.items()),
         *humaneval(),
     ]
+    return [case for case in found if languages is None or case.candidate.code.language in languages]
 
 
 def score(client: RewardClient) -> dict[str, dict]:
@@ -163,10 +186,15 @@ def score(client: RewardClient) -> dict[str, dict]:
     return results
 
 
-def problems(report: dict[str, dict]) -> list[str]:
-    """What in a report breaks the rule (empty: none)."""
+def problems(report: dict[str, dict], languages: Collection[str] | None = None) -> list[str]:
+    """What in a report of the cases (of `languages`) breaks the rule (empty: none)."""
     return [f"{case.name}: {report[case.name]['verdict']} ({report[case.name]['detail']}), expected {case.expected}"
-            for case in cases() if report[case.name]["verdict"] != case.expected]
+            for case in cases(languages) if report[case.name]["verdict"] != case.expected]
+
+
+def retried_steps(metrics_url: str) -> float:
+    """How many steps a server ran again after a sandbox death: none, where no attack took a sandbox down."""
+    return total(scrape(metrics_url), "reward_sandbox_retried_steps_total")
 
 
 def as_nobody(repo: pathlib.Path, view: pathlib.Path, *args: str) -> list[str]:
@@ -186,15 +214,16 @@ def main() -> int:
     args = parser.parse_args()
     from tests.conftest import ServerHandle  # the same real server the suite starts
 
-    server = ServerHandle(*args.serve_args)
+    server = ServerHandle("--metrics-port", "0", *args.serve_args)
     try:
         with RewardClient(server.address) as client:
             report = score(client)
+        retried = retried_steps(server.metrics_url)
     finally:
         server.stop()
     log = server.stderr_text()
-    print(json.dumps({"cases": report, "server_log": log if len(log) <= LOG_KEPT else f"{log[:LOG_KEPT // 2]}\n...\n"
-                      f"{log[-LOG_KEPT // 2:]}"}))
+    kept = log if len(log) <= LOG_KEPT else f"{log[:LOG_KEPT // 2]}\n...\n{log[-LOG_KEPT // 2:]}"
+    print(json.dumps({"cases": report, "retried": retried, "server_log": kept}))
     return 0
 
 

@@ -38,10 +38,11 @@ def classic_ptrace() -> Iterator[None]:
 
 @pytest.mark.parametrize("zygote", ["on", "off"])
 def test_as_root_every_attack_keeps_the_program_s_own_verdict(start_server, zygote: str) -> None:
-    server = start_server(*SERVE, "--zygote", zygote)
+    server = start_server(*SERVE, "--zygote", zygote, "--metrics-port", "0")
     with RewardClient(server.address) as client:
         report = sandbox_reach_cases.score(client)
     assert sandbox_reach_cases.problems(report) == [], server.stderr_text()[-3000:]
+    assert sandbox_reach_cases.retried_steps(server.metrics_url) == 0     # no attack took a sandbox down, even once
 
 
 @pytest.mark.parametrize("zygote", ["on", "off"])
@@ -55,3 +56,4 @@ def test_without_root_every_attack_keeps_the_program_s_own_verdict(zygote: str) 
     report = json.loads(done.stdout)
     assert "not root: every slot runs as uid" in report["server_log"]
     assert sandbox_reach_cases.problems(report["cases"]) == [], report["server_log"][-3000:]
+    assert report["retried"] == 0
