@@ -61,7 +61,10 @@ def empty_tree(path: str | os.PathLike[str]) -> None:
 def has_file_at_least(path: str | os.PathLike[str], size: int) -> bool:
     """Whether a file of at least `size` bytes is anywhere under the directory `path` (a run's file-size limit hit);
     the tree is only looked at, never changed: a directory its owner made unreadable is not looked into."""
-    top = os.open(path, _DIRECTORY)
+    try:
+        top = os.open(path, _DIRECTORY)
+    except OSError:
+        return False
     device = os.fstat(top).st_dev
 
     def files_below(fd: int) -> list[str]:
