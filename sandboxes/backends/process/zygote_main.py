@@ -276,7 +276,6 @@ def program(request, fds, report, code):
         resource.setrlimit(resource_id, (soft, soft + (1 if name == "cpu" and soft >= 0 else 0)))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     libc(LIBC.capset(*NO_CAPABILITIES), "capset")
-    libc(LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.chdir(SANDBOX)
@@ -297,6 +296,8 @@ def program(request, fds, report, code):
     main.__cached__ = None
     main.__loader__ = sys.modules["_frozen_importlib_external"].SourceFileLoader("__main__", path)
     sys.modules["__main__"] = main
+    # dumpable, as a fresh process is (its /proc/self files its uid's): last, the zygote's descriptors closed next
+    libc(LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
     os.write(report, b"S")
     CTRL.detach()
     os.closerange(3, 1 << 20)
