@@ -248,7 +248,8 @@ def kill_quietly(pid: int) -> None:
 
 
 def _fewer_entries_than(path: pathlib.Path, limit: int) -> bool:
-    """Whether the tree under `path` holds fewer than `limit` entries (looking at no more than that many)."""
+    """Whether the tree under `path` holds fewer than `limit` entries (looking at no more than that many); a
+    directory it cannot read (too deep for a path, chmod 000) may hide any number: not fewer."""
     seen, stack = 0, [path]
     while stack:
         try:
@@ -260,7 +261,7 @@ def _fewer_entries_than(path: pathlib.Path, limit: int) -> bool:
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
         except OSError:
-            continue
+            return False
     return True
 
 
