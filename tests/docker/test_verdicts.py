@@ -18,8 +18,10 @@ from tests.compiled_sources import source_seeker_jobs
 from tests.docker.conftest import BUILT, IMAGED, grade, grader_for
 from tests.judge_cases import multipl_e_cases
 from tests.language_table import load_table
+from tests.test_build_size import BIG_BINARY
 from tests.test_cpp_isolation import HACKS as CPP_HACKS
 from tests.test_cpp_isolation import HELD as CPP_HELD
+from tests.test_deadlines import COMPUTER, SLEEPER
 
 EXTRA_JOBS = {
     "python/raises": CodeJob("python", "raise SystemExit(3)\n", io_tests=(("", ""),)),
@@ -35,6 +37,7 @@ EXTRA_JOBS = {
     "javascript/hoards": CodeJob("javascript", "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));\n",
                                  io_tests=(("", ""),)),
     "lua/error": CodeJob("lua", "error('boom')\n", io_tests=(("", ""),)),
+    "cpp/big-build": CodeJob("cpp", BIG_BINARY, io_tests=(("", "2\n"),), memory_mb=128),   # MEMORY_LIMIT on both
     **source_seeker_jobs(),
 }
 
@@ -119,6 +122,7 @@ async def test_docker_and_process_backends_agree(start_backend, table, imaged_lo
         Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.RUNTIME_ERROR, Verdict.COMPILE_ERROR, Verdict.TIMEOUT,
         Verdict.OUTPUT_LIMIT, Verdict.MEMORY_LIMIT, Verdict.EXITED_EARLY}
     assert on_docker["java/io-fail"] == (Verdict.WRONG_ANSWER, (Verdict.PASS, Verdict.WRONG_ANSWER))
+    assert on_docker["cpp/big-build"][0] is Verdict.MEMORY_LIMIT, on_docker_grades["cpp/big-build"]
     # What ran on docker is what the lock pins.
     docker_lock = docker_backend.lock
     assert {name: g.sandbox for name, g in on_docker_grades.items() if g.sandbox != docker_lock.images[
@@ -137,3 +141,18 @@ async def test_every_result_carries_the_pinned_digest(start_backend, table, lock
         key = container.labels["reward-sandbox.language"]
         assert container.image.id == lock.images[key].image_id
         assert lock.images[key].reference in container.image.attrs["RepoDigests"]
+
+
+@pytest.mark.asyncio
+async def test_a_cut_run_keeps_what_it_earned(start_backend, table, lock_path) -> None:
+    """The runner itself stops a step at the caller's deadline and reports what it used: a sleeper is TIMEOUT, a run
+    computing within its limits INFRA_DEADLINE (docs/guards.md, "The program's own verdict"); the container lives on."""
+    backend = await start_backend(lock_path, warm=1)
+    grader = grader_for(backend, table)
+    deadline = asyncio.get_running_loop().time() + 3
+    slept, computed = await asyncio.gather(*(
+        grade(grader, CodeJob("python", source, io_tests=(("", ""),), timeout_s=60), deadline=deadline)
+        for source in (SLEEPER, COMPUTER)))
+    assert slept.verdict is Verdict.TIMEOUT and "waited instead of computing" in slept.detail, slept
+    assert computed.verdict is Verdict.INFRA_DEADLINE, computed
+    assert backend.deaths.retried == 0

@@ -478,6 +478,7 @@ class DockerWorkspace:
         self.compiled_away = compiled_away
         self.agnostics = pinned.protocol == "agnostics"
         self.build: Step | None = None   # the compile the runs need, done again in a fresh container
+        self.workdir_bytes = 0           # what the workdir's files held after the last step (the runner's count)
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = None if self.agnostics else compile_step(self.language, self.source)
@@ -552,21 +553,32 @@ class DockerWorkspace:
         return None
 
     async def _exec(self, step: Step, stdin: bytes, deadline: float | None) -> RunResult:
-        """One step in the runner, which reports how the process ended; the policy says what that means."""
+        """One step in the runner, which reports how the process ended (cut at the caller's deadline, if that comes
+        first, by the runner itself: what the run had earned by then is known); the policy says what that means."""
         assert self.box is not None
+        if self.workdir_bytes >= step.limits.memory_mb << 20:     # the container's limit cannot go below its files
+            status, detail = classify(step, Ending(files_over_memory=True), b"")
+            return RunResult(status, None, b"", b"", 0.0, detail)
         if self.box.memory_mb != step.limits.memory_mb:
             try:
                 await self.backend.resize(self.box, step.limits.memory_mb)
             except SandboxError as exc:
                 return self._broken(str(exc))
-        answer = await self._request({"op": "exec", **runner_job(step, stdin)}, step.wall_s + ANSWER_GRACE_S,
-                                     deadline)
+        job = {"op": "exec", **runner_job(step, stdin)}
+        if deadline is not None:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return RunResult(RunStatus.DEADLINE, None, b"", b"", 0.0, "the deadline passed before the run")
+            if left < step.wall_s:
+                job.update(wall_s=left, cut_by="deadline")
+        answer = await self._request(job, job["wall_s"] + ANSWER_GRACE_S, None)
         if isinstance(answer, RunResult):
             return answer
         try:
             ending = Ending(**answer["ending"])
             stdout, stderr = base64.b64decode(answer["stdout_b64"]), base64.b64decode(answer["stderr_b64"])
             elapsed = float(answer["elapsed_s"])
+            self.workdir_bytes = int(answer["workdir_bytes"])
         except (KeyError, ValueError, TypeError):
             return self._broken(f"the runner answered garbage: {str(answer)[:200]}")
         status, detail = classify(step, ending, stderr)

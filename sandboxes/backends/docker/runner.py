@@ -232,16 +232,25 @@ def execute(job: dict, oom: OomScore) -> dict:
                 "stderr_b64": base64.b64encode(f"cannot start {job['argv'][0]}: {exc}".encode()).decode(),
                 "elapsed_s": 0.0}
     out, err, stopped = pump(proc, stdin, start + wall_s, cap, budget)
+    if stopped == "wall":       # the job's wall time is the caller's deadline where that came first
+        stopped = job.get("cut_by", "wall")
     kill_others()
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = code = os.waitstatus_to_exitcode(status)
     reap()
-    elapsed = time.monotonic() - start
+    elapsed = round(time.monotonic() - start, 6)
     ending = {"stopped": stopped or None, "oom_killed": oom_kills() > oom_before >= 0,
               "exit_code": None if code < 0 else code, "signal": -code if code < 0 else None,
-              "cpu_s": round(budget.used_s(), 6), "peak_memory_bytes": usage.ru_maxrss * 1024}
+              "cpu_s": round(budget.used_s(), 6), "elapsed_s": elapsed, "peak_memory_bytes": usage.ru_maxrss * 1024}
     return {"ending": ending, "stdout_b64": base64.b64encode(bytes(out)).decode(),
-            "stderr_b64": base64.b64encode(bytes(err)).decode(), "elapsed_s": round(elapsed, 6)}
+            "stderr_b64": base64.b64encode(bytes(err)).decode(), "elapsed_s": elapsed,
+            "workdir_bytes": workdir_bytes()}
+
+
+def workdir_bytes() -> int:
+    """What the workdir's tmpfs holds, which the container's memory limit is charged for."""
+    fs = os.statvfs(WORKDIR)
+    return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
 
 
 def pump(proc: subprocess.Popen, stdin: bytes, deadline: float, cap: int,
