@@ -4,7 +4,6 @@ budget and wall clock, waited for, swept, measured and classified by the policy.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import pathlib
@@ -20,6 +19,7 @@ from sandboxes.backends.process.zygote import Zygote
 from sandboxes.policy import Ending, Step, classify, cpu_check_delay
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.toolchain_artifacts import MOUNT as ARTIFACTS_MOUNT
+from sandboxes.trees import has_file_at_least
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +185,7 @@ def _ending(stop_reason: str | None, oomed: bool, exit_code: int | None, failure
         return Ending(oom_killed=oomed, sandbox_failure=failure, **measured)
     died_of = exit_code - SIGNAL_EXIT if exit_code > SIGNAL_EXIT and exit_code - SIGNAL_EXIT in _SIGNALS else None
     return Ending(oom_killed=oomed, exit_code=None if died_of else exit_code, signal=died_of,
-                  file_limit_hit=exit_code != 0 and _has_file_at_least(path, limits.max_file_bytes), **measured)
+                  file_limit_hit=exit_code != 0 and has_file_at_least(path, limits.max_file_bytes), **measured)
 
 
 def _files_exceed_memory(slot: Slot, limits: Limits) -> bool:
@@ -196,15 +196,6 @@ def _files_exceed_memory(slot: Slot, limits: Limits) -> bool:
         return False
     fs = os.statvfs(slot.root)
     return (fs.f_blocks - fs.f_bfree) * fs.f_frsize >= limits.memory_mb << 20
-
-
-def _has_file_at_least(path: pathlib.Path, size: int) -> bool:
-    for directory, _, files in os.walk(path):
-        for name in files:
-            with contextlib.suppress(OSError):
-                if os.lstat(os.path.join(directory, name)).st_size >= size:
-                    return True
-    return False
 
 
 def sandbox_error(detail: str, elapsed: float) -> RunResult:
