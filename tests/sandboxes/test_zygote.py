@@ -148,8 +148,44 @@ async def test_a_zygote_that_dies_under_a_run_is_replaced_and_the_run_goes_again
     assert zygote_pid(zygote_backend, 2) != doomed
 
 
+SIBLING = "print('the sibling answer 4f1c9e')\n"
+# Its own memory, every readable mapping, searched for the sibling's text: the two halves are separate objects here,
+# never side by side, so a match is a copy of the sibling's source.
+READS_ITS_MEMORY = """
+halves = (b"the sibling ans", b"wer 4f1c9e")
+found = 0
+with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+    for line in list(maps):
+        addresses, perms = line.split()[:2]
+        if not perms.startswith("r") or "[v" in line:
+            continue
+        start, end = (int(x, 16) for x in addresses.split("-"))
+        try:
+            mem.seek(start)
+            chunk = mem.read(end - start)
+        except (OSError, ValueError, OverflowError):
+            continue
+        at = chunk.find(halves[0])
+        while at >= 0:
+            found += chunk.startswith(halves[1], at + len(halves[0]))
+            at = chunk.find(halves[0], at + 1)
+print(found)
+"""
+
+
 @pytest.mark.asyncio
-async def test_a_source_seen_again_runs_the_same_from_the_zygote_s_code_cache(zygote_backend, python) -> None:
+async def test_no_program_s_source_reaches_its_slot_s_later_runs(zygote_backend, python) -> None:
+    """The zygote never reads a program (only the guard's loader, from its trusted copy): a forked run holds a copy
+    of the zygote's memory, where an earlier candidate of the slot (a sibling of the same prompt) would be found."""
+    for stdin in (b"1", b"2"):      # run twice, as a program of several tests is
+        ran = await run(zygote_backend, python, SIBLING, LIMITS, stdin, slot=1)
+        assert ran.stdout == b"the sibling answer 4f1c9e\n", ran
+    scan = await run(zygote_backend, python, READS_ITS_MEMORY, LIMITS, slot=1)
+    assert (scan.status, scan.stdout) == (RunStatus.OK, b"0\n"), scan
+
+
+@pytest.mark.asyncio
+async def test_a_source_runs_the_same_every_time(zygote_backend, python) -> None:
     source = "import sys\nprint(sys.stdin.read(), __file__)\nif 1 is 1: pass\n"     # a compile that warns
     results = [await run(zygote_backend, python, source, LIMITS, str(i).encode()) for i in range(3)]
     assert [r.stdout for r in results] == [f"{i} /sandbox/main.py\n".encode() for i in range(3)]

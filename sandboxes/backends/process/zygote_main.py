@@ -20,8 +20,8 @@ user namespaces for everything under it, as bubblewrap's --disable-userns does.
 
 What differs from a fresh `python3 main.py`: getppid() is 0, not 1; the program's frame has this module's frame as
 caller; sys.meta_path starts with the finder of the modules imported here; the str hash seed is the zygote's;
-objects from start-up are frozen out of the garbage collector (gc.freeze); a source the zygote saw before may come
-compiled (CodeCache: the same code object the run's compile would make); and finalisation is the observable part of
+objects from start-up are frozen out of the garbage collector (gc.freeze); the guard's loader may come compiled
+(LoaderCode: the same code object the run's compile would make); and finalisation is the observable part of
 Python's own (threads joined, atexit handlers, std streams flushed, the program's __main__ cleared and collected)
 followed by _exit: a full one would touch, and so copy, every page of the zygote's heap.
 
@@ -141,8 +141,6 @@ INIT_SIGNALS = (signal.SIGCHLD, signal.SIGUSR1)     # what run_init.c waits for
 # The run's init holds no descriptor: the zygote's std streams (its log) and control socket (its answers to the server)
 # would be the program's to write, could it ever reach its init (the other received ones are not inheritable).
 INIT_FILE_ACTIONS = [(os.POSIX_SPAWN_CLOSE, fd) for fd in range(CTRL_FD + 1)]
-CODE_CACHE_ENTRIES = 16             # sources remembered: the guard's loader, the program of a multi-test problem
-CODE_CACHE_MAX_BYTES = 1 << 20
 ARG_START_FIELD = 45                # arg_start's index in /proc/self/stat after the command's ")" (arg_end follows)
 
 
@@ -160,53 +158,61 @@ LIBC.capset.argtypes = [ctypes.POINTER(CapHeader), ctypes.POINTER(CapData)]
 NO_CAPABILITIES = (CapHeader(CAPABILITY_VERSION_3, 0), (CapData * 2)())
 
 
-class CodeCache:
-    """Code of the sources that runs keep starting with (the guard's loader, a program run once per test): compiled
-    here the second time one is seen, so that later runs skip the compile. A source seen once is never compiled here;
-    one whose compile warns or fails is left to the run, which must show that. The key is the text itself: a run
-    gets exactly the code its own compile would have made."""
+class LoaderCode:
+    """The code of the language's guard loader, which every guarded run's source file is: compiled here once per name
+    the runs give it, so that they skip the compile. It is the one source the zygote compiles, read from the trusted
+    copy bound beside this file, never from a workspace: the zygote's heap is every later run's (a forked program
+    holds a copy of its memory), so no program's text, nor its tests, may ever pass through it, where the next
+    candidate of the slot (a sibling of the same prompt) could read it. A compile that warns or fails is left to the
+    run, which must show that."""
 
     UNUSABLE = object()
 
-    def __init__(self):
-        self.entries = {}
+    def __init__(self, modules):
+        self.text = None
+        for name in modules:        # the warm imports and the guard's module: only the guard's is bound here
+            try:
+                with open(f"{SCRIPT_DIR}/{name}.py", "rb") as file:
+                    self.text = file.read()
+            except OSError:
+                continue
+        self.codes = {}
 
-    def code(self, path, filename):
-        """The code for the file at `path` (as the run will name it, `filename`), if compiled here before."""
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
+    def code(self, filename):
+        """The loader's code as a run names its source file, `filename`; None where there is no guard."""
+        if self.text is None:
             return None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > CODE_CACHE_MAX_BYTES:
-                return None
-            key = (filename, read_all(fd))
-        finally:
-            os.close(fd)
-        seen = key in self.entries
-        code = self.entries.pop(key, None)
-        if seen and code is None:
-            code = self.compile(*key)
-        self.entries[key] = code
-        while len(self.entries) > CODE_CACHE_ENTRIES:
-            del self.entries[next(iter(self.entries))]
+        code = self.codes.get(filename)
+        if code is None:
+            code = self.codes[filename] = self.compile(filename)
         return None if code is self.UNUSABLE else code
 
-    def compile(self, filename, source):
+    def compile(self, filename):
         """Compile as the run would; a warning that the run would show makes the code unusable. (The filters stay as
         they are: the C side of the warnings module keeps the last list it saw, and a run has no warnings module.)"""
         shown, show = [], warnings.showwarning
         warnings.showwarning = lambda *args, **kwargs: shown.append(args)
         sys.modules["warnings"] = warnings      # where the C side looks for showwarning
         try:
-            code = compile(source, filename, "exec", dont_inherit=True)
+            code = compile(self.text, filename, "exec", dont_inherit=True)
         except Exception:  # the run compiles it again and reports what this raised
             return self.UNUSABLE
         finally:
             warnings.showwarning = show
             del sys.modules["warnings"]
         return self.UNUSABLE if shown else code
+
+    def runs(self, path):
+        """Whether the run's own source file (read in its process, after the fork) is the loader."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            info = os.fstat(fd)
+            return stat.S_ISREG(info.st_mode) and info.st_size == len(self.text) and read_all(fd) == self.text
+        finally:
+            os.close(fd)
 
 
 class SetupError(Exception):
@@ -259,7 +265,7 @@ def show_command_line(argv):
     ctypes.memmove(start, text.ljust(room, b"\0"), room)
 
 
-def program(request, fds, report, code):
+def program(request, fds, report, code, loader):
     """The program's process (pid 2 of the run's pid namespace), up to its first line: its mount and IPC namespaces,
     limits, no privileges, its streams and a fresh interpreter."""
     workspace = f"{SANDBOX}/{request['workspace']}"
@@ -282,6 +288,8 @@ def program(request, fds, report, code):
     argv, script = request["argv"], request["script"]
     show_command_line(argv)
     path = f"{SANDBOX}/{argv[script]}"
+    if code is not None and not loader.runs(path):
+        code = None
     sys.orig_argv = list(argv)
     sys.argv = argv[script:]
     sys.path[0] = SANDBOX
@@ -308,7 +316,7 @@ def serve():
     """Start a run per request; answer with how its program ended. Returns only in a program's process."""
     ctrl = CTRL
     own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-    cache = CodeCache()
+    loader = LoaderCode(sys.argv[1:])
     ctrl.send(b"ready")
     while True:
         message, fds = receive(ctrl)
@@ -319,7 +327,7 @@ def serve():
         fds, groups = fds[:STD_FDS], fds[STD_FDS:]
         request = json.loads(message)
         script = request["argv"][request["script"]]
-        code = cache.code(f"{SANDBOX}/{request['workspace']}/box/{script}", f"{SANDBOX}/{script}")
+        code = loader.code(f"{SANDBOX}/{script}")
         report_r, report = os.pipe()
         init = pid = None
         try:
@@ -337,7 +345,7 @@ def serve():
         if pid == 0:
             try:
                 os.close(report_r)
-                return program(request, fds, report, code)
+                return program(request, fds, report, code, loader)
             except BaseException as e:  # whatever stops the setup, the run never started
                 os.write(report, f"{type(e).__name__}: {e}".encode(errors="replace"))
                 os._exit(1)
