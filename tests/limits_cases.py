@@ -15,12 +15,12 @@ import argparse
 import dataclasses
 import json
 import pathlib
-import site
 import sys
 
 from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape
 from reward_server.pb import reward_pb2
+from tests import nobody
 from tests.candidates import stdio, verdict_name
 
 ECHO = {"python": "print(input())\n", "cpp": "#include <iostream>\n#include <string>\nint main() { std::string s; "
@@ -122,14 +122,8 @@ def problems(report: dict) -> list[str]:
 
 
 def as_nobody(repo: pathlib.Path, view: pathlib.Path, *args: str) -> list[str]:
-    """The argv (to run as root) that runs `python -m tests.limits_cases ARGS...` as `nobody`: in a private mount
-    namespace the repository is bound at `view` (an empty directory anyone may enter), since its own path may pass
-    through directories only root may enter, and the system's python3 runs it with this environment's packages."""
-    packages = ":".join(str(view / pathlib.Path(path).relative_to(repo)) for path in site.getsitepackages())
-    script = ('repo="$1" view="$2"; shift 2; mount --bind "$repo" "$view" && cd "$view" && '
-              'exec setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp '
-              f'PYTHONPATH="$view:{packages}" /usr/bin/python3 -m tests.limits_cases "$@"')
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(repo), str(view), *args]
+    """The argv (to run as root) that runs `python -m tests.limits_cases ARGS...` as `nobody` (tests/nobody.py)."""
+    return nobody.as_nobody(repo, view, "-m", "tests.limits_cases", *args)
 
 
 def main() -> int:

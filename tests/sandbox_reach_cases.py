@@ -15,13 +15,13 @@ import argparse
 import dataclasses
 import json
 import pathlib
-import site
 import sys
 from collections.abc import Collection
 
 from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2
+from tests import nobody
 from tests.candidates import function_style, stdio, verdict_name
 from tests.limits_cases import ECHO
 from tests.sandbox_killers import humaneval_batch
@@ -198,14 +198,8 @@ def retried_steps(metrics_url: str) -> float:
 
 
 def as_nobody(repo: pathlib.Path, view: pathlib.Path, *args: str) -> list[str]:
-    """The argv (to run as root) that runs this module with ARGS as `nobody`, as tests.limits_cases.as_nobody runs that
-    one: the repository bound at `view` in a private mount namespace, the system's python3 with this environment's
-    packages."""
-    packages = ":".join(str(view / pathlib.Path(path).relative_to(repo)) for path in site.getsitepackages())
-    script = ('repo="$1" view="$2"; shift 2; mount --bind "$repo" "$view" && cd "$view" && '
-              'exec setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp '
-              f'PYTHONPATH="$view:{packages}" /usr/bin/python3 -m tests.sandbox_reach_cases "$@"')
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(repo), str(view), *args]
+    """The argv (to run as root) that runs this module with ARGS as `nobody` (tests/nobody.py)."""
+    return nobody.as_nobody(repo, view, "-m", "tests.sandbox_reach_cases", *args)
 
 
 def main() -> int:

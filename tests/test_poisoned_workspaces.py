@@ -13,7 +13,6 @@ import contextlib
 import os
 import pathlib
 import signal
-import site
 import subprocess
 import tempfile
 import threading
@@ -25,6 +24,7 @@ from reward_server.client import RewardClient, RewardServerError
 from reward_server.pb import reward_pb2
 from sandboxes.backends.process.instances import PREFIX
 from sandboxes.trees import remove_tree
+from tests import nobody
 from tests.candidates import python_script, stdio, verdict_name
 from tests.conftest import ROOT, ServerHandle, wait_for
 
@@ -234,20 +234,15 @@ def test_a_workspace_that_cannot_be_removed_costs_the_slot_its_tmpfs(server: Ser
 
 
 class NobodyServer(ServerHandle):
-    """`reward-server serve` as `nobody` (as tests/limits_cases.py's as_nobody runs its script): in a private mount
+    """`reward-server serve` as `nobody` (tests/nobody.py): in a private mount
     namespace the repository is bound at an empty directory anyone may enter, and the system's python3 runs the
     server with this environment's packages. Its process is the server itself (every step execs)."""
 
     def __init__(self, view: pathlib.Path, *extra_args: str) -> None:
-        packages = ":".join(str(view / pathlib.Path(path).relative_to(ROOT)) for path in site.getsitepackages())
-        script = ('repo="$1" view="$2"; shift 2; mount --bind "$repo" "$view" && cd "$view" && '
-                  'exec setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH=/usr/bin:/bin HOME=/tmp '
-                  f'PYTHONPATH="$view:{packages}" PYTHONUNBUFFERED=1 /usr/bin/python3 -m reward_server serve '
-                  '--port 0 "$@"')
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as long as the server)
         self.process = subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", str(ROOT), str(view),
-             *extra_args], stdout=subprocess.PIPE, stderr=self.log, text=True)
+            nobody.as_nobody(ROOT, view, "-m", "reward_server", "serve", "--port", "0", *extra_args),
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()
