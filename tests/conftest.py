@@ -30,11 +30,12 @@ START_TIMEOUT_S = 60.0
 class ServerHandle:
     """A `reward-server serve` subprocess on a free loopback port."""
 
-    def __init__(self, *extra_args: str) -> None:
+    def __init__(self, *extra_args: str, python: Sequence[str] = (sys.executable,)) -> None:
+        """`python`: how to start the interpreter (tests/nobody.py's argv, to serve as `nobody`)."""
         # a file, not a pipe: a chatty server never blocks
         self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as long as the server)
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "reward_server", "serve", "--port", "0", *extra_args],
+            [*python, "-m", "reward_server", "serve", "--port", "0", *extra_args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=self.log, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )

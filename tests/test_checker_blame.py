@@ -10,16 +10,16 @@ import re
 import textwrap
 from collections.abc import Iterator
 
-import grpc
 import pytest
 
 from reward_server.graders.checkers import VERDICTS, finding, kept, on_output, on_reference
-from reward_server.pb import reward_pb2, reward_pb2_grpc
+from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
 from sandboxes.policy import CPU_LIMIT
 from sandboxes.results import RunResult, RunStatus
 from tests.candidates import verdict_name
 from tests.conftest import ServerHandle
+from tests.test_checkers import score
 
 # "Print the index (from 0) of a largest element": 1 and 3 are both right; the reference answer is 1.
 INDEX_TESTS = [("4\n3 9 1 9\n", "1\n"), ("2\n5 2\n", "0\n")]
@@ -116,14 +116,6 @@ def server() -> Iterator[ServerHandle]:
     handle = ServerHandle()
     yield handle
     handle.stop()
-
-
-def score(server: ServerHandle, candidates: list[reward_pb2.Candidate],
-          timeout: float = 300) -> dict[str, reward_pb2.ScoreResult]:
-    with grpc.insecure_channel(server.address) as channel:
-        reply = reward_pb2_grpc.RewardServiceStub(channel).Score(
-            reward_pb2.ScoreRequest(candidates=candidates), timeout=timeout)
-    return {result.id: result for result in reply.results}
 
 
 def reference_runs(server: ServerHandle) -> list[str]:

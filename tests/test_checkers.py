@@ -94,10 +94,11 @@ def server() -> Iterator[ServerHandle]:
     handle.stop()
 
 
-def score(server: ServerHandle, candidates: list[reward_pb2.Candidate]) -> dict[str, reward_pb2.ScoreResult]:
+def score(server: ServerHandle, candidates: list[reward_pb2.Candidate],
+          timeout: float = 300) -> dict[str, reward_pb2.ScoreResult]:
     with grpc.insecure_channel(server.address) as channel:
         reply = reward_pb2_grpc.RewardServiceStub(channel).Score(
-            reward_pb2.ScoreRequest(candidates=candidates), timeout=300)
+            reward_pb2.ScoreRequest(candidates=candidates), timeout=timeout)
     return {result.id: result for result in reply.results}
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from reward_server.loadtest.scrape import scrape, total
 from reward_server.pb import reward_pb2, reward_pb2_grpc
 from tests.candidates import python_script, verdict_name
 from tests.conftest import ServerHandle
@@ -36,10 +37,12 @@ for _ in range(40):
 def stub(request: pytest.FixtureRequest) -> Iterator[reward_pb2_grpc.RewardServiceStub]:
     path, limits = request.param
     server = ServerHandle("--workers", str(WORKERS), "--zygote", "on" if path == "zygote" else "off",
-                          "--limits", limits)
+                          "--limits", limits, "--metrics-port", "0")
     try:
         with grpc.insecure_channel(server.address) as channel:
             yield reward_pb2_grpc.RewardServiceStub(channel)
+        # no cut run, late reply or cancelled grading raised anything the grader did not expect
+        assert total(scrape(server.metrics_url), "reward_internal_errors_total") == 0
     finally:
         assert server.stop() == 0, server.stderr_text()
 

@@ -233,24 +233,9 @@ def test_a_workspace_that_cannot_be_removed_costs_the_slot_its_tmpfs(server: Ser
     assert verdict_name(score_one(client, HONEST)) == "PASS"
 
 
-class NobodyServer(ServerHandle):
-    """`reward-server serve` as `nobody` (tests/nobody.py): in a private mount
-    namespace the repository is bound at an empty directory anyone may enter, and the system's python3 runs the
-    server with this environment's packages. Its process is the server itself (every step execs)."""
-
-    def __init__(self, view: pathlib.Path, *extra_args: str) -> None:
-        self.log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as long as the server)
-        self.process = subprocess.Popen(
-            nobody.as_nobody(ROOT, view, "-m", "reward_server", "serve", "--port", "0", *extra_args),
-            stdout=subprocess.PIPE, stderr=self.log, text=True)
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            self.process.kill()
-            self.process.wait()
-            raise RuntimeError(f"server did not start: {line!r}\n{self.stderr_text()}")
-        self.address = line.rsplit(" ", 1)[-1].strip()
-        self.metrics_url = None
-        self._wait_serving()
+def nobody_server(view: pathlib.Path, *extra_args: str) -> ServerHandle:
+    """`reward-server serve` as `nobody` (tests/nobody.py); its process is the server itself (every step execs)."""
+    return ServerHandle(*extra_args, python=nobody.as_nobody(ROOT, view))
 
 
 @pytest.fixture
@@ -268,7 +253,7 @@ def start_one_slot(request: pytest.FixtureRequest, view: pathlib.Path) -> Iterat
 
     def start() -> ServerHandle:
         started.append(ServerHandle("--workers", "1") if request.param == "root"
-                       else NobodyServer(view, "--workers", "1"))
+                       else nobody_server(view, "--workers", "1"))
         return started[-1]
 
     yield start
@@ -311,7 +296,7 @@ def test_without_root_a_workspace_that_cannot_be_removed_costs_the_slot_its_dire
     """As `nobody`, an immutable file (no program can make one: the test does, as root) in a workspace: the slot's
     directory is moved aside and a fresh one made; the program keeps its verdict, the next gets a clean slot; at
     close what is left keeps its lock, for the next start to try again."""
-    server = NobodyServer(view, "--workers", "1")
+    server = nobody_server(view, "--workers", "1")
     instance = instance_of(server.process.pid)
     try:
         with RewardClient(server.address) as client:
