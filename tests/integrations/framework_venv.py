@@ -34,6 +34,9 @@ CONSTRAINTS = ("torch==2.13.0",)
 # What a framework requires that builds only against CUDA, and that none of its code the tests run imports: left out
 # of its venv (overridden by a requirement whose marker no platform has, which uv drops). OpenRLHF 0.11.2 pins both.
 CUDA_ONLY = {"openrlhf": ("flash-attn", "deepspeed")}
+# A framework whose releases need a newer Python than ours (>= 3.11): its venv is built on that version, found on
+# PATH or among pyenv's installs (pyenv's shims answer only for the version pyenv has selected).
+PYTHONS = {"nemo-gym": "3.12"}
 BUILD_TIMEOUT_S = 900
 
 
@@ -58,14 +61,24 @@ def _pip_find_links() -> list[str]:
     return list(dict.fromkeys(links))
 
 
-def _build(venv: Path, pins: list[str], left_out: tuple[str, ...]) -> None:
+def _interpreter(version: str) -> str:
+    """A Python `version` that runs here."""
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found = [shutil.which(f"python{version}"), *map(str, sorted(pyenv.glob(f"{version}.*/bin/python{version}")))]
+    for candidate in filter(None, found):
+        if subprocess.run([candidate, "-c", ""], capture_output=True).returncode == 0:
+            return candidate
+    raise RuntimeError(f"no Python {version} on PATH or under {pyenv}")
+
+
+def _build(venv: Path, python: str, pins: list[str], left_out: tuple[str, ...]) -> None:
     uv = [sys.executable, "-m", "uv"]
     constraints = venv.with_suffix(".constraints.txt")
     constraints.write_text("".join(f"{pin}\n" for pin in CONSTRAINTS), encoding="utf-8")
     overrides = venv.with_suffix(".overrides.txt")
     overrides.write_text("".join(f"{name}; sys_platform == 'never'\n" for name in left_out), encoding="utf-8")
     started = time.monotonic()
-    subprocess.run([*uv, "venv", "--quiet", "--python", sys.executable, str(venv)], check=True,
+    subprocess.run([*uv, "venv", "--quiet", "--python", python, str(venv)], check=True,
                    timeout=BUILD_TIMEOUT_S)
     find_links = [argument for link in _pip_find_links() for argument in ("--find-links", link)]
     done = subprocess.run([*uv, "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
@@ -80,7 +93,9 @@ def framework_python(name: str) -> Path:
     """The interpreter of the framework's venv, built first if this machine has none for its current pins."""
     pins = requirements(name)
     left_out = CUDA_ONLY.get(name, ())
-    digest = hashlib.sha256("\n".join([sys.version, *pins, *CONSTRAINTS, *left_out]).encode()).hexdigest()[:12]
+    python = _interpreter(PYTHONS[name]) if name in PYTHONS else sys.executable
+    version = PYTHONS.get(name, sys.version)
+    digest = hashlib.sha256("\n".join([version, *pins, *CONSTRAINTS, *left_out]).encode()).hexdigest()[:12]
     venv = CACHE / f"{name}-{digest}"
     ready = venv / ".complete"   # written last: a build cut short is built again
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -88,7 +103,7 @@ def framework_python(name: str) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not ready.exists():
             shutil.rmtree(venv, ignore_errors=True)
-            _build(venv, pins, left_out)
+            _build(venv, python, pins, left_out)
             ready.touch()
     return venv / "bin" / "python"
 

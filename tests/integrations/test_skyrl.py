@@ -1,0 +1,101 @@
+"""The SkyRL env (integrations/skyrl_env.py) inside skyrl-gym 0.4's own venv, against a real reward server:
+registered by docs/integrations.md's lines, made through skyrl_gym's registry from rows our converter writes, and
+stepped; each step's verdict is a direct Score call's, a failed turn's observation is its feedback, and an infra
+verdict or a stopped server ends the episode marked infra in the step's metadata and the env's metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from benchmarks import problem_jsonl
+from integrations import problems as converter
+from integrations.skyrl import ENV_CLASS
+from reward_server.client import RewardClient
+from reward_server.pb import reward_pb2
+from tests.conftest import ROOT
+from tests.integrations.framework_venv import run_script
+
+SCRIPT = Path(__file__).with_name("skyrl_episodes.py")
+ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
+       "io_tests": [{"stdin": "2 3\n", "expected_stdout": "5\n"}, {"stdin": "10 -4\n", "expected_stdout": "6\n"}],
+       "extraction": "last_block"}
+PROBLEMS = [ADD, {**ADD, "id": "add-klingon", "language": "klingon"},
+            {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True}]
+RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+WRONG = "```python\nprint(5)\n```"   # passes the first test only
+
+
+def registration() -> str:
+    """The lines of docs/integrations.md's SkyRL section that register the env."""
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    return re.search(r"```python\n(from skyrl_gym\.envs import register\n.*?)```", text, re.DOTALL).group(1)
+
+
+def episodes(tmp_path: Path, address: str, plan: list, max_turns: int = 1) -> list[dict]:
+    source = tmp_path / "problems.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
+    rows = tmp_path / "skyrl.jsonl"
+    converter.main(["--problems", str(source), "--format", "skyrl", "--output", str(rows)])
+    if max_turns != 1:
+        lines = [json.loads(line) for line in rows.read_text().splitlines()]
+        for line in lines:
+            line["extra_info"]["max_turns"] = max_turns
+        rows.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = run_script("skyrl", SCRIPT, registration(), str(rows), address, json.dumps(plan))
+    assert done.returncode == 0, done.stderr[-5000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def direct(address: str, pairs: list[tuple[int, str]]) -> list[reward_pb2.ScoreResult]:
+    problems = [problem_jsonl.problem(row, "t", "row") for row in PROBLEMS]
+    with RewardClient(address) as client:
+        return client.score([problems[i].candidate(f"d{n}", text) for n, (i, text) in enumerate(pairs)])
+
+
+def test_single_turn_steps_grade_as_score_does_and_infra_is_marked(start_server, tmp_path: Path) -> None:
+    server = start_server()
+    pairs = [(0, RIGHT), (0, WRONG), (0, "no code"), (2, "VERDICT: TRUE"), (2, "VERDICT: FALSE"), (1, RIGHT)]
+    got = episodes(tmp_path, server.address, [[i, [text]] for i, text in pairs])
+    results = direct(server.address, pairs)
+    verdicts = [reward_pb2.Verdict.Name(result.verdict) for result in results]
+    assert verdicts == ["PASS", "WRONG_ANSWER", "NO_CODE", "PASS", "WRONG_ANSWER", "INFRA_UNKNOWN_LANGUAGE"]
+    for episode, result, verdict, (i, _) in zip(got, results, verdicts, pairs, strict=True):
+        infra = verdict.startswith("INFRA_")
+        assert episode["type"] == "RewardServerEnv"
+        assert episode["prompt"] == problem_jsonl.problem(PROBLEMS[i], "t", "row").chat
+        step, = episode["steps"]
+        assert step["done"] and step["observations"] == []
+        assert step["metadata"] == {"verdict": verdict, "detail": result.detail, "infra": infra}
+        assert step["reward"] == (0.0 if infra else result.reward)
+        assert episode["metrics"] == {"turns": 1, "infra": float(infra), "passed": float(verdict == "PASS")}
+
+
+def test_multi_turn_feedback_is_the_next_observation(start_server, tmp_path: Path) -> None:
+    server = start_server()
+    fixed, failed = episodes(tmp_path, server.address, [[0, [WRONG, RIGHT]], [0, [WRONG, "no code", RIGHT]]],
+                             max_turns=2)
+    wrong = direct(server.address, [(0, WRONG)])[0]
+    first, second = fixed["steps"]
+    assert not first["done"] and first["reward"] == 0.0 and first["metadata"]["verdict"] == "WRONG_ANSWER"
+    assert first["observations"] == [{"role": "user",
+                                      "content": f"Your answer was graded WRONG_ANSWER: {wrong.detail}"}]
+    assert second["done"] and second["reward"] == 1.0 and second["metadata"]["verdict"] == "PASS"
+    assert fixed["metrics"] == {"turns": 2, "infra": 0.0, "passed": 1.0}
+    assert [step["metadata"]["verdict"] for step in failed["steps"]] == ["WRONG_ANSWER", "NO_CODE"]
+    assert failed["steps"][-1]["done"] and failed["metrics"] == {"turns": 2, "infra": 0.0, "passed": 0.0}
+
+
+def test_a_stopped_server_ends_the_episode_marked_infra(start_server, tmp_path: Path) -> None:
+    server = start_server()
+    server.stop()
+    episode, = episodes(tmp_path, server.address, [[0, [RIGHT, RIGHT]]], max_turns=2)
+    step, = episode["steps"]
+    assert step["done"] and step["reward"] == 0.0
+    assert step["metadata"]["infra"] and step["metadata"]["verdict"] == "INFRA_UNAVAILABLE"
+    assert episode["metrics"]["infra"] == 1.0
+
+
+def test_the_env_class_the_rows_name_is_the_one_the_docs_register() -> None:
+    assert f'id="{ENV_CLASS}"' in registration()
