@@ -14,7 +14,7 @@ from reward_server.client import RewardClient
 from tests.candidates import stdio, verdict_name
 
 BIG_BINARY = """#include <cstdio>
-char big[300 << 20] = {1};
+char big[200 << 20] = {1};
 int main(int argc, char**) { big[argc] = 2; std::printf("%d\\n", big[0] + big[argc * 1000]); }
 """
 RIGHT = "#include <cstdio>\nint main() { std::printf(\"2\\n\"); }\n"
