@@ -3,12 +3,14 @@
     python -m integrations.problems --benchmark humaneval --output humaneval.jsonl
     python -m integrations.problems --benchmark lcb-lcb --benchmark-source lcb.jsonl --format openrlhf --output rl.jsonl
     python -m integrations.problems --benchmark humaneval --format verl --output humaneval.parquet
+    python -m integrations.problems --benchmark humaneval --format nemo-gym --output humaneval-nemo-gym.jsonl
 
 `problems` writes our problems JSONL (benchmarks/FORMAT.md, chat included), which the verifiers taskset loads;
 `openrlhf` writes OpenRLHF's prompt rows (`prompt`: the chat, `label`: the problem as JSON), `verl` verl's rows
-(`reward_model.ground_truth`: the problem as JSON), `skyrl` SkyRL's (`env_class`, `reward_spec.ground_truth`). An
-output named *.parquet is written as parquet (verl's and SkyRL's data files; pyarrow comes with verl and with
-`datasets`), any other as JSON lines.
+(`reward_model.ground_truth`: the problem as JSON), `nemo-gym` NeMo Gym's task rows (`responses_create_params`,
+`agent_ref`, `problem`), `skyrl` SkyRL's (`env_class`, `reward_spec.ground_truth`). An output named *.parquet is
+written as parquet (verl's and SkyRL's data files; pyarrow comes with verl and with `datasets`), any other as JSON
+lines.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from typing import Any
 
 from benchmarks import problem_jsonl
 from benchmarks.problem import Problem
-from integrations import openrlhf, skyrl, verl
+from integrations import nemo_gym, openrlhf, skyrl, verl
 from reward_server.evaluation.benchmarks import NAMES, BenchmarkOptions, load_benchmark
 
 FORMATS: dict[str, Callable[[Problem], dict[str, Any]]] = {"problems": problem_jsonl.row,
                                                            "openrlhf": openrlhf.dataset_row,
                                                            "verl": verl.dataset_row,
+                                                           "nemo-gym": nemo_gym.dataset_row,
                                                            "skyrl": skyrl.dataset_row}
 
 
