@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import problem_jsonl
+from benchmarks import humaneval, problem_jsonl
 from integrations import nemo_gym
 from integrations import problems as converter
 from reward_server.client import RewardClient
@@ -34,6 +34,7 @@ from reward_server.pb import reward_pb2
 from tests.conftest import ROOT, ServerHandle
 from tests.integrations.framework_venv import framework_python
 from tests.integrations.nemo_gym_model import response
+from tests.language_table import load_table
 
 SERVERS = ROOT / "integrations" / "nemo_gym_servers"
 MODEL = Path(__file__).with_name("nemo_gym_model.py")
@@ -54,9 +55,10 @@ COMPLETIONS = {"add": RIGHT, "add-klingon": RIGHT, "comm": "VERDICT: FALSE"}
 
 
 def documented(program: str) -> list[str]:
-    """docs/integrations.md's command line for `program`, as argv."""
+    """docs/integrations.md's NeMo Gym command line that starts with `program`, as argv."""
     text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
-    command = re.search(rf"```\n({program} .*?)```", text, re.DOTALL).group(1)
+    section = text[text.index("## NeMo Gym"):text.index("## SkyRL")]
+    command = re.search(rf"```\n({re.escape(program)} .*?)```", section, re.DOTALL).group(1)
     return shlex.split(command.replace("\\\n", " "))
 
 
@@ -200,6 +202,17 @@ def test_the_documented_rollout_collection_keeps_infra_out_of_the_rollouts(gym: 
         assert rollout["response"]["output"][-1]["content"][0]["text"] == COMPLETIONS[rollout["problem"]["id"]]
     assert [r["problem"]["id"] for r in failures] == ["add-klingon"] * repeats
     assert all(r["infra"] and r["verdict"] == "INFRA_UNKNOWN_LANGUAGE" for r in failures)
+
+
+def test_the_documented_conversion_writes_rows_that_carry_the_problem(tmp_path: Path) -> None:
+    command = documented("python -m integrations.problems")
+    subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    rows = [json.loads(line) for line in next(tmp_path.glob("*.jsonl")).read_text(encoding="utf-8").splitlines()]
+    expected = humaneval.problems(load_table())
+    assert [row["responses_create_params"]["input"] for row in rows] == [problem.chat for problem in expected]
+    assert {row["agent_ref"]["name"] for row in rows} == {nemo_gym.AGENT}
+    assert [problem_jsonl.problem(row["problem"], "other", "row") for row in rows] == expected
 
 
 def test_a_stopped_server_is_infra_never_the_models_zero(gym: Gym) -> None:

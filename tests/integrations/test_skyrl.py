@@ -6,16 +6,24 @@ verdict or a stopped server ends the episode marked infra in the step's metadata
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
-from benchmarks import problem_jsonl
+import pyarrow.parquet as pq
+
+from benchmarks import humaneval, problem_jsonl
 from integrations import problems as converter
+from integrations import skyrl
 from integrations.skyrl import ENV_CLASS
 from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
 from tests.conftest import ROOT
 from tests.integrations.framework_venv import run_script
+from tests.language_table import load_table
 
 SCRIPT = Path(__file__).with_name("skyrl_episodes.py")
 ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
@@ -99,3 +107,14 @@ def test_a_stopped_server_ends_the_episode_marked_infra(start_server, tmp_path: 
 
 def test_the_env_class_the_rows_name_is_the_one_the_docs_register() -> None:
     assert f'id="{ENV_CLASS}"' in registration()
+
+
+def test_the_documented_conversion_writes_rows_whose_ground_truth_is_the_problem(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    command = re.search(r"```\n(python -m integrations\.problems [^\n]*--format skyrl[^\n]*)\n```", text).group(1)
+    subprocess.run([sys.executable, *shlex.split(command)[1:]], cwd=tmp_path, check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    rows = pq.read_table(next(tmp_path.glob("*.parquet"))).to_pylist()
+    expected = humaneval.problems(load_table())
+    assert {row["env_class"] for row in rows} == {ENV_CLASS}
+    assert [skyrl.problem_of(row) for row in rows] == expected
