@@ -181,14 +181,18 @@ def test_verify_grades_rollouts_as_score_does_in_few_score_calls(gym: Gym) -> No
     assert 1 <= calls <= len(pairs) // 4, calls
 
 
+def collected(gym: Gym, command: list[str]) -> None:
+    done = subprocess.run([*command, *gym.head], cwd=SERVERS, env=gym.environ, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
 def test_the_documented_rollout_collection_keeps_infra_out_of_the_rollouts(gym: Gym, tmp_path: Path) -> None:
     output = tmp_path / "rollouts.jsonl"
     collect = with_values(documented("ng_collect_rollouts"), {"input_jsonl_fpath": str(gym.rows),
                                                               "output_jsonl_fpath": str(output)})
     repeats = int(next(arg for arg in collect if arg.startswith("+num_repeats=")).partition("=")[2])
-    done = subprocess.run([*collect, *gym.head], cwd=SERVERS, env=gym.environ, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    collected(gym, collect)
     rollouts = [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines()]
     failures = [json.loads(line) for line in
                 output.with_name("rollouts_failures.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -202,6 +206,16 @@ def test_the_documented_rollout_collection_keeps_infra_out_of_the_rollouts(gym: 
         assert rollout["response"]["output"][-1]["content"][0]["text"] == COMPLETIONS[rollout["problem"]["id"]]
     assert [r["problem"]["id"] for r in failures] == ["add-klingon"] * repeats
     assert all(r["infra"] and r["verdict"] == "INFRA_UNKNOWN_LANGUAGE" for r in failures)
+    metrics, = json.loads(output.with_name("rollouts_aggregate_metrics.json").read_text(encoding="utf-8"))
+    assert metrics["key_metrics"]["mean/infra"] == pytest.approx(1 / 3)
+    assert metrics["key_metrics"]["mean/graded_reward"] == pytest.approx(
+        sum(r["reward"] for r in rollouts) / len(rollouts))
+    # resumed, NeMo Gym runs again only what failed: the infra rollouts, again into the failures file
+    collected(gym, [*collect, "+resume_from_cache=true"])
+    assert [json.loads(line)["problem"]["id"] for line in output.read_text(encoding="utf-8").splitlines()] == [
+        r["problem"]["id"] for r in rollouts]
+    assert [json.loads(line)["problem"]["id"] for line in output.with_name("rollouts_failures.jsonl").read_text(
+        encoding="utf-8").splitlines()] == ["add-klingon"] * 2 * repeats
 
 
 def test_the_documented_conversion_writes_rows_that_carry_the_problem(tmp_path: Path) -> None:

@@ -49,6 +49,12 @@ class RewardServerResourcesServer(SimpleResourcesServer):
         graded = await nemo_gym.grade(body.problem, answer, self.config.reward_server)
         return ProblemVerifyResponse.model_validate(body.model_dump() | graded)
 
+    def compute_metrics(self, tasks: list[list[dict[str, Any]]]) -> dict[str, Any]:
+        """`mean/graded_reward`: the mean over the rollouts the model was graded on (NeMo Gym's `mean/reward`
+        counts an infra rollout's 0.0; its `mean/infra` is the infra rate)."""
+        graded = [rollout["reward"] for task in tasks for rollout in task if not rollout.get("infra")]
+        return {"mean/graded_reward": sum(graded) / len(graded)} if graded else {}
+
 
 if __name__ == "__main__":
     RewardServerResourcesServer.run_webserver()
