@@ -1,9 +1,10 @@
 """The NeMo Gym resources server (integrations/nemo_gym_servers/.../reward_server) inside nemo-gym 0.4's own venv,
 against a real reward server: started by docs/integrations.md's `ng_run` command (Ray, NeMo Gym's head server, our
 resources server, its simple agent and its `openai_model` server in front of a scripted model), `/verify` over
-HTTP with rollouts in NeMo Gym's response format (right, wrong, infra, a stopped server) grades as direct Score
-calls do and gathers concurrent calls into few Score calls, and the docs' `ng_collect_rollouts` writes the model's
-rollouts and sends the infra ones to its failures file."""
+HTTP with rollouts in NeMo Gym's response format (right and wrong stdin programs in Python and C++, a
+function-style one, equations; infra; a stopped server) grades as direct Score calls do and gathers concurrent
+calls into few Score calls, and the docs' `ng_collect_rollouts` writes the model's rollouts and sends the infra
+ones to its failures file (and, resumed, retries only those)."""
 
 from __future__ import annotations
 
@@ -47,11 +48,17 @@ ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print th
        "extraction": "last_block"}
 PROBLEMS = [problem_jsonl.problem(row, "t", "row") for row in (
     ADD, {**ADD, "id": "add-klingon", "language": "klingon", "prompt": "Read two integers, print their sum (klingon)."},
-    {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True})]
+    {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True},
+    {**ADD, "id": "add-cpp", "language": "cpp", "prompt": "Read two integers, print their sum (C++)."},
+    {"id": "inc", "language": "python", "prompt": "def inc(x):\n", "tests": "assert inc(1) == 2\n",
+     "stop_tokens": ["\ndef"]})]
 RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 HALF = "```python\nprint(5)\n```"   # passes the first test only
+RIGHT_CPP = ("```cpp\n#include <iostream>\n"
+             "int main() { long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }\n```")
 # what the scripted model answers each problem in rollout collection
-COMPLETIONS = {"add": RIGHT, "add-klingon": RIGHT, "comm": "VERDICT: FALSE"}
+COMPLETIONS = {"add": RIGHT, "add-klingon": RIGHT, "comm": "VERDICT: FALSE", "add-cpp": RIGHT_CPP,
+               "inc": "    return x\n"}
 
 
 def documented(program: str) -> list[str]:
@@ -165,14 +172,16 @@ def direct(gym: Gym, pairs: list[tuple[int, str]]) -> list[reward_pb2.ScoreResul
 
 
 def test_verify_grades_rollouts_as_score_does_in_few_score_calls(gym: Gym) -> None:
-    pairs = [(0, RIGHT), (0, HALF), (0, "no code"), (2, "VERDICT: TRUE"), (2, "VERDICT: FALSE"), (1, RIGHT)] * 4
+    pairs = [(0, RIGHT), (0, HALF), (0, "no code"), (2, "VERDICT: TRUE"), (2, "VERDICT: FALSE"), (1, RIGHT),
+             (3, RIGHT_CPP), (3, RIGHT), (4, "    return x + 1\n"), (4, "    return x\n")] * 3
     before = score_calls(gym)
     with ThreadPoolExecutor(len(pairs)) as pool:
         got = list(pool.map(lambda pair: verify(gym, *pair), pairs))
     calls = score_calls(gym) - before
     results = direct(gym, pairs)
     verdicts = [reward_pb2.Verdict.Name(result.verdict) for result in results]
-    assert set(verdicts) == {"PASS", "WRONG_ANSWER", "NO_CODE", "INFRA_UNKNOWN_LANGUAGE"}
+    assert verdicts[:10] == ["PASS", "WRONG_ANSWER", "NO_CODE", "PASS", "WRONG_ANSWER", "INFRA_UNKNOWN_LANGUAGE",
+                             "PASS", "COMPILE_ERROR", "PASS", "RUNTIME_ERROR"]
     for answer, result, verdict in zip(got, results, verdicts, strict=True):
         infra = verdict.startswith("INFRA_")
         assert (answer["verdict"], answer["detail"], answer["infra"]) == (verdict, result.detail, infra)
@@ -198,7 +207,7 @@ def test_the_documented_rollout_collection_keeps_infra_out_of_the_rollouts(gym: 
                 output.with_name("rollouts_failures.jsonl").read_text(encoding="utf-8").splitlines()]
     ids = [p.id for p in PROBLEMS]
     expected = {p.id: direct(gym, [(ids.index(p.id), COMPLETIONS[p.id])])[0] for p in PROBLEMS}
-    assert sorted(r["problem"]["id"] for r in rollouts) == sorted(["add", "comm"] * repeats)
+    assert sorted(r["problem"]["id"] for r in rollouts) == sorted(["add", "comm", "add-cpp", "inc"] * repeats)
     for rollout in rollouts:
         result = expected[rollout["problem"]["id"]]
         assert rollout["verdict"] == reward_pb2.Verdict.Name(result.verdict) and not rollout["infra"]
@@ -207,7 +216,7 @@ def test_the_documented_rollout_collection_keeps_infra_out_of_the_rollouts(gym: 
     assert [r["problem"]["id"] for r in failures] == ["add-klingon"] * repeats
     assert all(r["infra"] and r["verdict"] == "INFRA_UNKNOWN_LANGUAGE" for r in failures)
     metrics, = json.loads(output.with_name("rollouts_aggregate_metrics.json").read_text(encoding="utf-8"))
-    assert metrics["key_metrics"]["mean/infra"] == pytest.approx(1 / 3)
+    assert metrics["key_metrics"]["mean/infra"] == pytest.approx(1 / len(PROBLEMS))
     assert metrics["key_metrics"]["mean/graded_reward"] == pytest.approx(
         sum(r["reward"] for r in rollouts) / len(rollouts))
     # resumed, NeMo Gym runs again only what failed: the infra rollouts, again into the failures file
