@@ -2,9 +2,10 @@
 `integrations/skyrl_env.py` (which imports skyrl_gym; this module does not, so `integrations.problems` can write
 rows where SkyRL is not installed).
 
-SkyRL hands an env the dataset row less its prompt as `extras`; a row's `reward_spec.ground_truth` is the problem
-as the JSON of `benchmarks.problem_jsonl.row`, and `max_turns` (default 1) how many tries the model gets: after a
-failure that is the model's, the next observation is the verdict and its detail, as feedback.
+SkyRL hands an env the dataset row less its prompt and env class as `extras`, with `max_turns` (its generator's
+`generator.max_turns`, default 1): a row's `reward_spec.ground_truth` is the problem as the JSON of
+`benchmarks.problem_jsonl.row`, and `max_turns` how many tries the model gets: after a failure that is the
+model's, the next observation is the verdict and its detail, as feedback.
 
 SkyRL's `step` is synchronous and its reward a float: a step's action is one Score call on a blocking client per
 process. An infra verdict, or a server that cannot be reached, ends the episode with reward 0.0 marked `infra` in

@@ -13,12 +13,13 @@ from integrations import skyrl
 class RewardServerEnv(BaseTextEnv):
     def __init__(self, env_config: Any = None, extras: dict[str, Any] | None = None) -> None:
         """env_config (SkyRL's `environment.skyrl_gym.reward_server`): `server`, the address (unset:
-        $REWARD_SERVER); extras: the row, its `max_turns` (or `extra_info.max_turns`) the tries, default 1."""
+        $REWARD_SERVER); extras: the row less its prompt and env class, and `max_turns`, the tries (SkyRL's
+        generator sets it from `generator.max_turns`)."""
         super().__init__()
         extras = extras or {}
         self.problem = skyrl.problem_of(extras)
         self.server = (env_config or {}).get("server")
-        self.max_turns = int(extras.get("max_turns", extras.get("extra_info", {}).get("max_turns", 1)))
+        self.max_turns = int(extras.get("max_turns", 1))
         self.last: skyrl.Graded | None = None
 
     def step(self, action: str) -> BaseTextEnvStepOutput:

@@ -36,9 +36,12 @@ WRONG = "```python\nprint(5)\n```"   # passes the first test only
 
 
 def registration() -> str:
-    """The lines of docs/integrations.md's SkyRL section that register the env."""
+    """The lines of docs/integrations.md's SkyRL entry point that register the env: its import and its call."""
     text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
-    return re.search(r"```python\n(from skyrl_gym\.envs import register\n.*?)```", text, re.DOTALL).group(1)
+    entry_point = re.search(r"```python\n(import hydra\n.*?)```", text[text.index("## SkyRL"):], re.DOTALL).group(1)
+    lines = entry_point.splitlines()
+    return "\n".join([*(line for line in lines if line == "from skyrl_gym.envs import register"),
+                      *(line.strip() for line in lines if line.strip().startswith("register("))])
 
 
 def episodes(tmp_path: Path, address: str, plan: list, max_turns: int = 1) -> list[dict]:
@@ -46,12 +49,7 @@ def episodes(tmp_path: Path, address: str, plan: list, max_turns: int = 1) -> li
     source.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
     rows = tmp_path / "skyrl.jsonl"
     converter.main(["--problems", str(source), "--format", "skyrl", "--output", str(rows)])
-    if max_turns != 1:
-        lines = [json.loads(line) for line in rows.read_text().splitlines()]
-        for line in lines:
-            line["extra_info"]["max_turns"] = max_turns
-        rows.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    done = run_script("skyrl", SCRIPT, registration(), str(rows), address, json.dumps(plan))
+    done = run_script("skyrl", SCRIPT, registration(), str(rows), address, str(max_turns), json.dumps(plan))
     assert done.returncode == 0, done.stderr[-5000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
