@@ -35,6 +35,7 @@ from reward_server.pb import reward_pb2
 from tests.conftest import ROOT, ServerHandle
 from tests.integrations.framework_venv import framework_python
 from tests.integrations.nemo_gym_model import response
+from tests.integrations.problem_rows import ADD, HALF, RIGHT
 from tests.language_table import load_table
 
 SERVERS = ROOT / "integrations" / "nemo_gym_servers"
@@ -43,17 +44,12 @@ MODEL = Path(__file__).with_name("nemo_gym_model.py")
 SERVER_DIRS = ("resources_servers/reward_server", "responses_api_agents/simple_agent",
                "responses_api_models/openai_model")
 START_TIMEOUT_S = 240
-ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
-       "io_tests": [{"stdin": "2 3\n", "expected_stdout": "5\n"}, {"stdin": "10 -4\n", "expected_stdout": "6\n"}],
-       "extraction": "last_block"}
 PROBLEMS = [problem_jsonl.problem(row, "t", "row") for row in (
     ADD, {**ADD, "id": "add-klingon", "language": "klingon", "prompt": "Read two integers, print their sum (klingon)."},
     {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True},
     {**ADD, "id": "add-cpp", "language": "cpp", "prompt": "Read two integers, print their sum (C++)."},
     {"id": "inc", "language": "python", "prompt": "def inc(x):\n", "tests": "assert inc(1) == 2\n",
      "stop_tokens": ["\ndef"]})]
-RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
-HALF = "```python\nprint(5)\n```"   # passes the first test only
 RIGHT_CPP = ("```cpp\n#include <iostream>\n"
              "int main() { long a, b; std::cin >> a >> b; std::cout << a + b << std::endl; }\n```")
 # what the scripted model answers each problem in rollout collection

@@ -23,16 +23,10 @@ from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
 from tests.conftest import ROOT
 from tests.integrations.framework_venv import run_script
+from tests.integrations.problem_rows import HALF, PROBLEMS, RIGHT
 from tests.language_table import load_table
 
 SCRIPT = Path(__file__).with_name("skyrl_episodes.py")
-ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
-       "io_tests": [{"stdin": "2 3\n", "expected_stdout": "5\n"}, {"stdin": "10 -4\n", "expected_stdout": "6\n"}],
-       "extraction": "last_block"}
-PROBLEMS = [ADD, {**ADD, "id": "add-klingon", "language": "klingon"},
-            {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True}]
-RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
-WRONG = "```python\nprint(5)\n```"   # passes the first test only
 
 
 def registration() -> str:
@@ -62,7 +56,7 @@ def direct(address: str, pairs: list[tuple[int, str]]) -> list[reward_pb2.ScoreR
 
 def test_single_turn_steps_grade_as_score_does_and_infra_is_marked(start_server, tmp_path: Path) -> None:
     server = start_server()
-    pairs = [(0, RIGHT), (0, WRONG), (0, "no code"), (2, "VERDICT: TRUE"), (2, "VERDICT: FALSE"), (1, RIGHT)]
+    pairs = [(0, RIGHT), (0, HALF), (0, "no code"), (2, "VERDICT: TRUE"), (2, "VERDICT: FALSE"), (1, RIGHT)]
     got = episodes(tmp_path, server.address, [[i, [text]] for i, text in pairs])
     results = direct(server.address, pairs)
     verdicts = [reward_pb2.Verdict.Name(result.verdict) for result in results]
@@ -80,9 +74,9 @@ def test_single_turn_steps_grade_as_score_does_and_infra_is_marked(start_server,
 
 def test_multi_turn_feedback_is_the_next_observation(start_server, tmp_path: Path) -> None:
     server = start_server()
-    fixed, failed = episodes(tmp_path, server.address, [[0, [WRONG, RIGHT]], [0, [WRONG, "no code", RIGHT]]],
+    fixed, failed = episodes(tmp_path, server.address, [[0, [HALF, RIGHT]], [0, [HALF, "no code", RIGHT]]],
                              max_turns=2)
-    wrong = direct(server.address, [(0, WRONG)])[0]
+    wrong = direct(server.address, [(0, HALF)])[0]
     first, second = fixed["steps"]
     assert not first["done"] and first["reward"] == 0.0 and first["metadata"]["verdict"] == "WRONG_ANSWER"
     assert first["observations"] == [{"role": "user",

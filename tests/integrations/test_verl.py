@@ -18,16 +18,10 @@ from reward_server.client import RewardClient
 from reward_server.pb import reward_pb2
 from tests.conftest import ROOT
 from tests.integrations.framework_venv import run_script
+from tests.integrations.problem_rows import HALF, PROBLEMS, RIGHT
 from tests.trainers.tiny_model import tiny_model
 
 SCRIPT = Path(__file__).with_name("verl_rewards.py")
-ADD = {"id": "add", "language": "python", "prompt": "Read two integers, print their sum.",
-       "io_tests": [{"stdin": "2 3\n", "expected_stdout": "5\n"}, {"stdin": "10 -4\n", "expected_stdout": "6\n"}],
-       "extraction": "last_block"}
-PROBLEMS = [ADD, {**ADD, "id": "add-klingon", "language": "klingon"},
-            {"id": "comm", "prompt": "Does x * y = y * x imply x = x?", "expected": True}]
-RIGHT = "Read both, add.\n```python\na, b = map(int, input().split())\nprint(a + b)\n```"
-HALF = "```python\nprint(5)\n```"   # passes the first test only
 RESPONSES = {"add": [RIGHT, HALF, "I would add them.", RIGHT.replace("a + b", "a - b")],
              "add-klingon": [RIGHT], "comm": ["VERDICT: TRUE", "VERDICT: FALSE", "no idea"]}
 SAMPLES = 64
