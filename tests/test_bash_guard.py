@@ -1,9 +1,9 @@
-"""The bash guard (docs/guards.md), through a real server and real sandboxes.
+"""Bash's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function, the tests close
 it, define `candidate` and `run_test`, turn on `set -e` and call `run_test`; the stop token "\\n}") that makes a wrong
 add(x, y) pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guard),
-and that must not pass guarded. A completion reaches the top level by closing the function on an indented brace and
+and that must not pass split. A completion reaches the top level by closing the function on an indented brace and
 opening a function of its own that the tests' brace closes. Honest programs keep their verdicts.
 """
 
@@ -54,11 +54,25 @@ HACKS = [
     Hack("a DEBUG trap that turns set -e off", top_level(WRONG_FIRST, "set -T; trap 'set +e' DEBUG"),
          "RUNTIME_ERROR", ADD),
     Hack("extdebug skips every command", top_level(WRONG, "shopt -s extdebug; trap false DEBUG"),
-         "EXITED_EARLY", ADD),
-    Hack("noexec", top_level(WRONG, "set -n"), "EXITED_EARLY", ADD),
+         "RUNTIME_ERROR", ADD),
+    Hack("noexec", top_level(WRONG, "set -n"), "RUNTIME_ERROR", ADD),
     Hack("reads BASH_SOURCE", '    cat "${BASH_SOURCE[-1]}"' + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("reads its script's descriptor", "    cat /proc/$$/fd/255" + ANSWER, "RUNTIME_ERROR", ADD),
     Hack("reads every file of its directory", "    cat ./* 2>/dev/null" + ANSWER, "RUNTIME_ERROR", ADD),
+]
+# what a program in a process of its own might still try: the tests' file, shell and process are out of its reach,
+# and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", "    cat ../t/main.sh" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads the other processes", "    cat /proc/[0-9]*/cmdline /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'"
+         + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("lists the tests' shell's variables", "    ( set; declare -p ) 2>/dev/null" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("prints a marker of its own and exits 0",
+         top_level(WRONG, "echo 0123456789abcdef0123456789abcdef >&2; exit 0"), "RUNTIME_ERROR", ADD),
+    Hack("kills its own process mid-call", "    kill -9 $$", "RUNTIME_ERROR", ADD),
+    Hack("a forged reply on every descriptor",
+         "    for fd in /proc/$$/fd/*; do printf '\\0Rs1:1l0:' > \"$fd\"; done 2>/dev/null; echo 1",
+         "RUNTIME_ERROR", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -85,10 +99,10 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "bash", ADD_PROMPT, "    echo $(( $1 + ))", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "bash", HACKS, HELD, HONEST, [broken])
+    return score_cases(server_address, "bash", HACKS, HELD + SPLIT_HACKS, HONEST, [broken])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
 def test_errors_point_at_the_program_line(results) -> None:

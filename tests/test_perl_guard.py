@@ -1,9 +1,9 @@
-"""The Perl guard (docs/guards.md), through a real server and real sandboxes.
+"""Perl's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the sub, the tests `use
 Test::Deep` and call eq_deeply in `testhumaneval`, exiting 1 on a mismatch, MultiPL-E's stop tokens) that makes a
 wrong add($x, $y) pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the
-guard), and that must not pass guarded. Honest programs keep their verdicts.
+guard), and that must not pass split. Honest programs keep their verdicts.
 """
 
 from __future__ import annotations
@@ -55,7 +55,27 @@ HACKS = [
          "    no strict 'refs';\n    no warnings;\n    for my $package (grep { /::$/ } keys %main::) {\n"
          "        *{\"${package}eq_deeply\"} = sub { 1 } if defined &{\"${package}eq_deeply\"};\n    }\n"
          "    return $x - $y;\n}\n", "RUNTIME_ERROR", ADD),
-    Hack("an END block that clears the exit status", WRONG + "END { $? = 0 }\n", "EXITED_EARLY", ADD),
+    Hack("an END block that clears the exit status", WRONG + "END { $? = 0 }\n", "RUNTIME_ERROR", ADD),
+]
+# what a program in a process of its own might still try: the tests' file and process are out of its reach, it
+# cannot fork, and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", READ.format("'../t/main.pl'") + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads the tests' memory",
+         "    my $text = '';\n    for my $pid (glob '/proc/[0-9]*') {\n"
+         "        open(my $f, '<', \"$pid/cmdline\") or next;\n        local $/;\n        $text .= <$f> // '';\n"
+         "        open(my $m, '<', \"$pid/environ\") and $text .= <$m> // '';\n    }\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("a child per guess", "    for my $guess (0 .. 20) {\n        my $pid = fork;\n"
+         "        return $guess if defined $pid and $pid == 0;\n        waitpid($pid, 0) if $pid;\n    }\n"
+         "    return -1;\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("exits 0 mid-call", "    CORE::exit(0);\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("prints a marker of its own",
+         "    print STDERR \"0123456789abcdef0123456789abcdef\\n\";\n    POSIX::_exit(0);\n}\nuse POSIX ();\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptor", "    syswrite(STDOUT, \"\\0R\");\n    return $x - $y;\n}\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("a forged reply", "    POSIX::dup2(1, 9) if fileno(STDOUT) == 1;\n    return $x - $y;\n}\nuse POSIX ();\n"
+         "open(my $r, '>&=', 1); syswrite($r, \"\\0Rl1:i1;l0:\" x 5); POSIX::_exit(0);\n", "RUNTIME_ERROR", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -105,15 +125,13 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "perl", ADD_PROMPT, "    return $x + ;\n}\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "perl", HACKS, HELD, HONEST, [broken])
+    return score_cases(server_address, "perl", HACKS, HELD + SPLIT_HACKS, HONEST, [broken])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
-def test_errors_point_at_the_assembled_program(results) -> None:
-    """Numbered as prompt + completion + "\\n" + tests: the first eq_deeply is line 16, the broken line 8."""
-    assert "program.pl line 16: eq_deeply: got '-1', expected '1'" in results["wrong/add"].detail, \
-        results["wrong/add"].detail
+def test_errors_point_at_the_program(results) -> None:
+    """The program's side is prompt + completion + "\\n" + dispatcher: the broken line is line 8 of main.pl."""
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "program.pl line 8" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "main.pl line 8" in broken.detail, broken.detail

@@ -1,10 +1,10 @@
-"""The R guard (docs/guards.md), through a real server and real sandboxes.
+"""R's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens `add <- function(x, y) {`,
 the tests define test_humaneval() with stopifnot(isTRUE(all.equal(...))) and call it, MultiPL-E's stop tokens), or in
 a layout of its own where the family needs one (tests that compare with identical(), or quit with a status), that
 makes a wrong add(x, y) pass as the plain program (one file, graded as a stdin/stdout program: what ran before the
-guard), and that must not pass guarded. Honest programs keep their verdicts.
+guard), and that must not pass split. Honest programs keep their verdicts.
 """
 
 from __future__ import annotations
@@ -63,7 +63,27 @@ HACKS = [
          "registerS3method('all.equal', 'near', function(target, current, ...) TRUE)\n", "RUNTIME_ERROR", ADD),
     Hack("a class of its own with an Ops method",
          "\n  structure(a - b, class = 'near')\n}\nOps.near <- function(e1, e2) TRUE\n", "RUNTIME_ERROR", SAMPLE),
-    Hack("exits 0 before the tests", WRONG + "quit(status = 0)\n", "EXITED_EARLY", ADD),
+    Hack("exits 0 before the tests", WRONG + "quit(status = 0)\n", "RUNTIME_ERROR", ADD),
+]
+# what a program in a process of its own might still try: the tests' file, stack and process are out of its reach,
+# a forked child reaches no test, and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", "\n  text <- paste(readLines('../t/main.r'), collapse = '\\n')\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("searches the callers' calls",
+         "\n  text <- paste(unlist(lapply(sys.calls(), deparse)), collapse = '\\n')\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("reads the other processes",
+         "\n  text <- paste(unlist(lapply(list.files('/proc', '^[0-9]+$', full.names = TRUE), "
+         "function(p) tryCatch(readLines(file.path(p, 'cmdline'), warn = FALSE), error = function(e) ''))), "
+         "collapse = '\\n')\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("a child per guess", "\n  for (guess in 0:20) {\n    job <- parallel::mcparallel(guess)\n"
+         "    if (identical(parallel::mccollect(job)[[1]], x + y)) return(guess)\n  }\n  -1\n}\n", "RUNTIME_ERROR",
+         ADD),
+    Hack("a value whose class says equal", "\n  structure(x - y, class = 'near')\n}\n"
+         "all.equal.near <- function(target, current, ...) TRUE\n", "RUNTIME_ERROR", ADD),
+    Hack("exits 0 mid-call", "\n  quit(status = 0)\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptor", "\n  writeBin(as.raw(c(0, 82)), file('/dev/fd/1', 'wb', raw = TRUE))\n"
+         "  x - y\n}\n", "RUNTIME_ERROR", ADD),
 ]
 # reach for what the loader holds, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -84,8 +104,6 @@ HONEST = [
         "r", "# Add two numbers x and y\nadd <- function(x, y) {\n", "}\ntest_humaneval <- function() {\n"
         "candidate <- add\n    if(!identical(candidate(0, 1), 1)){quit('no', 1)}\n"
         "    if(!identical(candidate(2, 3), 5)){quit('no', 1)}\n}\ntest_humaneval()", STOPS)),
-    Honest("an empty prompt", "add <- function(x, y) x + y\n", "add <- function(x, y) x - y\n",
-           Problem("r", "", ADD_TESTS, ())),
     # helpers and output of its own, text beyond ASCII, a global named as a tool the tests use
     Honest("helpers", "\n  twice(x + y) / 2\n}\ntwice <- function(v) 2 * v\ncat('é ✓ 😀', length(commandArgs()) > 0, "
            "'\\n')\nidentical <- function(...) 'its own'\n", "\n  twice(x - y) / 2\n}\ntwice <- function(v) 2 * v\n",
@@ -103,14 +121,20 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "r", ADD_PROMPT, "\n  x + \n}\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "r", HACKS, HELD, HONEST, [broken])
+    # a prompt that declares no function: the split has no entry to call (not the program's doing)
+    empty = function_style("empty prompt", "r", "", "add <- function(x, y) x + y\n", ADD_TESTS, stop_tokens=())
+    return score_cases(server_address, "r", HACKS, HELD + SPLIT_HACKS, HONEST, [broken, empty])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
-def test_errors_say_what_failed_and_where(results) -> None:
-    """R's own message for the failed test; a syntax error located in the assembled program (line 8)."""
+def test_errors_say_what_failed(results) -> None:
+    """R's own message for the failed test; the program's syntax error on its side."""
     assert "isTRUE(all.equal(candidate(0, 1), 1)) is not TRUE" in results["wrong/add"].detail
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "program.r:8:" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "unexpected '}'" in broken.detail, broken.detail
+
+
+def test_a_prompt_without_a_function_is_unsupported(results) -> None:
+    assert verdict_name(results["empty prompt"]) == "INFRA_UNSUPPORTED_TEST", results["empty prompt"]

@@ -1,0 +1,1 @@
+echo "{marker}" >&2

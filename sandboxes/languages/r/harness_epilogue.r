@@ -1,0 +1,1 @@
+cat("{marker}\n", file = stderr())
