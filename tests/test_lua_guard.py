@@ -1,9 +1,9 @@
-"""The Lua guard (docs/guards.md), through a real server and real sandboxes.
+"""Lua's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens `local function add`, the
 tests require luaunit and end with `os.exit(lu.LuaUnit.run())`, MultiPL-E's stop tokens) that makes a wrong add(x, y)
-pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guard), and that
-must not pass guarded. Honest programs keep their verdicts.
+pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the split), and that
+must not pass split. Honest programs keep their verdicts.
 """
 
 from __future__ import annotations
@@ -55,8 +55,23 @@ HACKS = [
     Hack("pairs replaced: luaunit finds no tests", WRONG + "pairs = function() return next, {} end\n" + SILENT,
          "RUNTIME_ERROR", ADD),
     Hack("assert replaced", "  return a - b\nend\nassert = function() return true end\n", "RUNTIME_ERROR", SAMPLE),
-    Hack("exits 0 before the tests", WRONG + "os.exit(0)\n", "EXITED_EARLY", ADD),
-    Hack("returns from the top level before the tests", WRONG + "do return end\n", "EXITED_EARLY", ADD),
+    Hack("exits 0 before the tests", WRONG + "os.exit(0)\n", "RUNTIME_ERROR", ADD),
+    Hack("returns from the top level before the tests", WRONG + "do return end\n", "RUNTIME_ERROR", ADD),
+]
+# what a program in a process of its own might still try: the tests' file and process are out of its reach, it
+# cannot fork, and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", "  local text = io.open('../t/main.lua'):read('a')\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("opens the tests' memory",
+         "  local self, parent = io.open('/proc/self/stat'):read('a'):match('^(%d+) %b() %a (%d+)')\n"
+         "  for pid = parent, parent + 4 do\n"
+         "    if pid ~= tonumber(self) and io.open('/proc/' .. pid .. '/mem', 'rb') then return x + y end\n  end\n"
+         "  return x - y\nend\n", "RUNTIME_ERROR", ADD),
+    Hack("exits 0 mid-call", "  os.exit(0)\nend\n", "RUNTIME_ERROR", ADD),
+    Hack("prints a marker of its own", "  io.stderr:write('0123456789abcdef0123456789abcdef\\n')\n  os.exit(0)\nend\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptor", "  io.open('/dev/fd/1', 'w'):write('\\0R')\n  return x - y\nend\n",
+         "RUNTIME_ERROR", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -77,11 +92,10 @@ HELD = [
 HONEST = [
     Honest("add", "  return x + y\nend\n", WRONG, ADD),
     Honest("sample", "  return a + b\nend\n", "  return a - b\nend\n", SAMPLE),
-    Honest("an empty prompt", "function add(x, y) return x + y end\n", "function add(x, y) return x - y end\n",
-           Problem("lua", "", ADD_TESTS, ())),
-    # helpers, string methods and globals of its own, output, text beyond ASCII, a global named as luaunit's
-    Honest("helpers", "  return twice(x + y) / 2\nend\ntwice = function(v) return 2 * v end\n"
-           "string.shout = function(s) return s:upper() .. '!' end\nprint(('é ✓ 😀'):shout(), arg[0] ~= nil)\n"
+    # helpers, string methods and globals of its own, output during a call, text beyond ASCII, a global named as
+    # luaunit's (print at the top level, before the dispatcher takes stdout, lands among the replies)
+    Honest("helpers", "  print(('é ✓ 😀'):shout(), arg[0] ~= nil)\n  return twice(x + y) / 2\nend\n"
+           "twice = function(v) return 2 * v end\nstring.shout = function(s) return s:upper() .. '!' end\n"
            "assertEquals = 1\n", "  return twice(x - y) / 2\nend\ntwice = function(v) return 2 * v end\n", ADD),
     Honest("text beyond ASCII", "  return x + y -- é ✓ 😀\nend\n", WRONG, Problem(
         "lua", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),
@@ -98,15 +112,15 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "lua", ADD_PROMPT, "  return x +\nend\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "lua", HACKS, HELD, HONEST, [broken])
+    return score_cases(server_address, "lua", HACKS, HELD + SPLIT_HACKS, HONEST, [broken])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
-def test_errors_point_at_the_assembled_program(results) -> None:
-    """Numbered as prompt + completion + "\\n" + tests: the sample's failing assert is line 5, the broken line 8
-    (luaunit reports its failures on stdout)."""
-    assert "program:5:" in results["wrong/sample"].detail, results["wrong/sample"].detail
+def test_errors_point_at_the_program(results) -> None:
+    """The tests' failure is theirs; the program's side is prompt + completion + "\\n" + dispatcher: the broken line
+    is line 8 of main.lua."""
+    assert "assertion failed!" in results["wrong/sample"].detail, results["wrong/sample"].detail
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "program:8:" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "main.lua:8:" in broken.detail, broken.detail

@@ -1,9 +1,9 @@
-"""The PHP guard (docs/guards.md), through a real server and real sandboxes.
+"""PHP's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function, the tests define
 candidate() and test(), which throws "Test failed!" when a result is not identical (`!==`) to the expected value,
 MultiPL-E's stop tokens) that makes a wrong add($x, $y) pass as the plain MultiPL-E program (one file, graded as a
-stdin/stdout program: what ran before the guard), and that must not pass guarded. Honest programs keep their verdicts.
+stdin/stdout program: what ran before the split), and that must not pass split. Honest programs keep their verdicts.
 """
 
 from __future__ import annotations
@@ -68,11 +68,25 @@ HACKS = [
     Hack("a top-level return", WRONG + "return;\n", "RUNTIME_ERROR", ADD),
     Hack("__halt_compiler()", WRONG + "__halt_compiler();\n", "RUNTIME_ERROR", ADD),
     Hack("an exception handler that does nothing", WRONG + "set_exception_handler(function ($e) { });\n",
-         "EXITED_EARLY", ADD),
+         "RUNTIME_ERROR", ADD),
     Hack("a shutdown function that exits 0", WRONG + "register_shutdown_function(function () { exit(0); });\n",
-         "EXITED_EARLY", ADD),
+         "RUNTIME_ERROR", ADD),
     Hack("a destructor that exits 0", WRONG + "$keep = new class { function __destruct() { exit(0); } };\n",
-         "EXITED_EARLY", ADD),
+         "RUNTIME_ERROR", ADD),
+]
+# what a program in a process of its own might still try: the tests' file and process are out of its reach, it
+# cannot fork, and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", "    $text = file_get_contents('../t/main.php');\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("opens the tests' memory",
+         "    foreach (array_diff(glob('/proc/[0-9]*'), ['/proc/' . getmypid()]) as $pid) {\n"
+         "        if (@fopen(\"$pid/mem\", 'rb')) { return $x + $y; }\n    }\n    return $x - $y;\n}\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("exits 0 mid-call", "    exit(0);\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("prints a marker of its own",
+         "    fwrite(STDERR, \"0123456789abcdef0123456789abcdef\\n\");\n    exit(0);\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptor", "    fwrite(STDOUT, \"\\0R\");\n    return $x - $y;\n}\n",
+         "RUNTIME_ERROR", ADD),
 ]
 
 UNIQUE_PROMPT = "<?php\n// Return sorted unique elements in an array\nfunction unique($l) {\n"
@@ -82,15 +96,16 @@ UNIQUE_TESTS = ("function candidate(...$args) {\n    return unique(...$args);\n}
 UNIQUE = Problem("php", UNIQUE_PROMPT, UNIQUE_TESTS, STOPS)
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
-    # a forked child per guess, while the tests run: PHP runs without pcntl_fork (the language's run command)
+    # a forked child per guess: the program's process cannot fork (seccomp, sandboxes/split/pair.c)
     Hack("forked guesses",
          "    for ($guess = -20; $guess <= 20; $guess++) {\n        $child = pcntl_fork();\n"
          "        if ($child === 0) { ini_set('log_errors', '0'); return $guess; }\n"
          "        pcntl_waitpid($child, $status);\n        if (pcntl_wexitstatus($status) === 0) { exit(0); }\n"
          "    }\n    exit(1);\n}\n", "RUNTIME_ERROR", ADD),
+    # stdin is the calls' pipe: reading it to its end waits for the tests, which wait for the reply
     Hack("rewinds stdin", "    $in = fopen('php://stdin', 'r');\n    rewind($in);\n"
          "    $text = stream_get_contents($in) . @file_get_contents('/proc/self/fd/0');\n" + ANSWER,
-         "RUNTIME_ERROR", ADD),
+         "TIMEOUT", ADD),
     # what the run holds that the program can name: the call stack's arguments, the globals, the open streams
     Hack("every argument of the call stack",
          "    ini_set('zend.exception_ignore_args', '0');\n"
@@ -119,10 +134,11 @@ HONEST = [
     # `!==` is strict: a string for an int is wrong, plainly as guarded
     Honest("strict equality", "    return (int) ($x + $y);\n}\n", "    return (string) ($x + $y);\n}\n", ADD),
     # helpers (indented: a line that starts with `function` is a stop token), a top-level global of its own read
-    # with `global`, globals named as the loader's names, a class named as the tests' candidate, output, an empty stdin
-    Honest("helpers", "    global $calls;\n    $calls++;\n    return twice($x + $y) / 2;\n}\n"
+    # with `global`, globals named as the loader's names, a class named as the tests' candidate, output at the top
+    # level (before the dispatcher runs) and during a call
+    Honest("helpers", "    global $calls;\n    $calls++;\n    echo $calls;\n    return twice($x + $y) / 2;\n}\n"
            "  function twice($v) { return 2 * $v; }\n$calls = 0;\n$tests = $reward_guard_program = 'mine';\n"
-           "  class candidate { }\necho 'stdin: ', json_encode(stream_get_contents(STDIN)), \"\\n\";\n",
+           "  class candidate { }\necho 'add(1, 1): ', add(1, 1), \"\\n\";\n",
            "    return twice($x - $y) / 2;\n}\n  function twice($v) { return 2 * $v; }\n", ADD),
     # lengths the grader counts in UTF-8 bytes
     Honest("text beyond ASCII", "    return strlen('é ✓ 😀') - 11 + $x + $y;\n}\n", WRONG, Problem(
@@ -134,15 +150,15 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "php", ADD_PROMPT, "    return $x + ;\n}\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "php", HACKS, HELD, HONEST, [broken])
+    return score_cases(server_address, "php", HACKS, HELD + SPLIT_HACKS, HONEST, [broken])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
-def test_errors_point_at_the_assembled_program(results) -> None:
-    """Numbered as prompt + completion + "\\n" + tests: the failing test is line 16, the broken line 8."""
-    wrong = results["wrong/add"].detail
-    assert "Uncaught Exception: Test failed!" in wrong and "eval()'d code:16" in wrong, wrong
+def test_errors_point_at_the_program(results) -> None:
+    """The tests' failure is theirs; the program's side is prompt + completion + "\\n" + dispatcher: the broken line
+    is line 8 of main.php."""
+    assert "Uncaught Exception: Test failed!" in results["wrong/add"].detail, results["wrong/add"].detail
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "eval()'d code on line 8" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "main.php on line 8" in broken.detail, broken.detail

@@ -1,9 +1,9 @@
-"""The Ruby guard (docs/guards.md), through a real server and real sandboxes.
+"""Ruby's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the method, the tests require
 test/unit and define a TestCase whose test calls assert_equal, MultiPL-E's stop tokens) that makes a wrong add(x, y)
-pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guard), and that
-must not pass guarded. Honest programs keep their verdicts.
+pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the split), and that
+must not pass split. Honest programs keep their verdicts.
 """
 
 from __future__ import annotations
@@ -80,6 +80,23 @@ HACKS = [
     Hack("Kernel#raise made a no-op", WRONG + "module Kernel; def raise(*) end; end\n", "RUNTIME_ERROR", ADD),
     Hack("exits 0 at exit", WRONG + "at_exit { exit!(0) }\n", "RUNTIME_ERROR", ADD),
 ]
+# what a program in a process of its own might still try: the tests' file and process are out of its reach, it
+# cannot fork, and only data crosses back
+SPLIT_HACKS = [
+    Hack("reads the tests' file", "  text = File.read('../t/main.rb')\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("opens the tests' memory",
+         "  others = Dir['/proc/[0-9]*'] - [\"/proc/#{$$}\"]\n"
+         "  others.any? { |pid| File.open(\"#{pid}/mem\", 'rb') { true } rescue false } ? x + y : x - y\nend\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("a child per guess", "  (0..20).each do |guess|\n    pid = fork\n    return guess if pid.nil?\n"
+         "    Process.wait(pid)\n    return guess if $?.success?\n  end\n  -1\nend\n", "RUNTIME_ERROR", ADD),
+    Hack("exits 0 mid-call", "  exit!(0)\nend\n", "RUNTIME_ERROR", ADD),
+    Hack("prints a marker of its own", "  $stderr.puts('0123456789abcdef0123456789abcdef')\n  exit!(0)\nend\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptors",
+         "  (1..20).each { |fd| IO.new(fd, autoclose: false).syswrite(\"\\0R\") rescue nil }\n  x - y\nend\n",
+         "RUNTIME_ERROR", ADD),
+]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
     Hack("a Test::Unit of its own",
@@ -121,14 +138,13 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "ruby", ADD_PROMPT, "  x +\nend end\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "ruby", HACKS, HELD, HONEST, [broken])
+    return score_cases(server_address, "ruby", HACKS, HELD + SPLIT_HACKS, HONEST, [broken])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
-def test_errors_point_at_the_assembled_program(results) -> None:
-    """Numbered as prompt + completion + "\\n" + tests: the failing assertion is line 14, the broken line 8."""
-    assert "program.rb:14:" in results["wrong/add"].detail, results["wrong/add"].detail
+def test_errors_point_at_the_program(results) -> None:
+    """The program's side is prompt + completion + "\\n" + dispatcher: the broken line is line 8 of main.rb."""
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "program.rb:8" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "main.rb:8: syntax error" in broken.detail, broken.detail

@@ -1,0 +1,1 @@
+fwrite(STDERR, "{marker}\n");
