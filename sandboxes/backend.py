@@ -7,15 +7,18 @@ the source (a call harness's program, a checker's input/output/answer files), an
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import os
+import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from sandboxes.languages import Language
 from sandboxes.results import Limits, RunResult
 from sandboxes.sandbox_deaths import SandboxDeaths
+from sandboxes.split import side_files
 
 NAME_MAX = 255      # bytes in one file name: Linux's limit on every filesystem a workspace lives on
 
@@ -56,15 +59,20 @@ class SourceNameError(Exception):
 
 
 def workspace_files(language: Language, source: str, files: Mapping[str, str] | None,
-                    data_files: Mapping[str, str] | None = None) -> dict[str, str]:
+                    data_files: Mapping[str, str] | None = None, tests: str | None = None) -> dict[str, str]:
     """Every file a workspace starts with, by name: the source under its language's name, then the extra files, then
-    the data files, whose names must be plain (no directory), not the source's and not each other's. Raises
+    the data files, whose names must be plain (no directory), not the source's and not each other's; with `tests`, the
+    source and the tests each in its side's directory instead (sandboxes/split), and nothing else. Raises
     SourceNameError for a source name too long to write, SandboxError for an extra or data file name that is not
     plain (the task's, not the program's)."""
     source_name = language.source_name(source)
     if len(os.fsencode(source_name)) > NAME_MAX:
         raise SourceNameError(f"the source file is named after its public type ({source_name[:40]}...): "
                               f"{len(os.fsencode(source_name))} bytes, over the {NAME_MAX} a file name may have")
+    if tests is not None:
+        if files or data_files:
+            raise SandboxError("a split candidate's workspace holds its two sides only")
+        return side_files(source_name, source, tests)
     extra = {**(files or {}), **(data_files or {})}
     for name in extra:
         if (not name or name in (".", "..", source_name) or "/" in name or "\0" in name
@@ -75,10 +83,25 @@ def workspace_files(language: Language, source: str, files: Mapping[str, str] | 
     return {source_name: source, **extra}
 
 
-def compiled_away(language: Language, source: str, files: Mapping[str, str] | None) -> list[str]:
+def compiled_away(language: Language, source: str, files: Mapping[str, str] | None,
+                  tests: str | None = None) -> list[str]:
     """The files a compile consumes, gone once it has ended: the source and the extra files (a program's tests may be
-    among them), never the data files its runs read."""
+    among them), or both sides' sources, never the data files its runs read."""
+    if tests is not None:
+        return list(side_files(language.source_name(source), source, tests))
     return [language.source_name(source), *(files or {})]
+
+
+async def build_static(gcc: str, source: pathlib.Path, target: pathlib.Path, mode: int, *flags: str) -> str:
+    """A static binary of ours (it runs in every sandbox and image, whatever their C library) at `target`."""
+    build = await asyncio.create_subprocess_exec(
+        gcc, "-O2", "-static", *flags, "-o", str(target), str(source),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    _, err = await build.communicate()
+    if build.returncode != 0:
+        raise SandboxError(f"cannot build the sandbox's {target.name}: {err.decode(errors='replace')[-500:]}")
+    target.chmod(mode)
+    return str(target)
 
 
 class Workspace(Protocol):
@@ -112,9 +135,11 @@ class Backend(Protocol):
 
     def workspace(
         self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
-        data_files: Mapping[str, str] | None = None,
+        data_files: Mapping[str, str] | None = None, tests: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[Workspace]:
         """A fresh workspace for one candidate in pool slot `slot` (0 <= slot < slots); `files` (what the compile
-        reads) and `data_files` (what the runs read) are written next to the source, under plain names. Raises
+        reads) and `data_files` (what the runs read) are written next to the source, under plain names. With `tests`
+        (a function-style program's tests, in its language), the two run as two processes (sandboxes/split): each
+        compile builds both, each run is the tests' against the program. Raises
         SandboxError for a name that is not a plain one, SourceNameError for a source name too long to write
         (workspace_files)."""

@@ -53,6 +53,7 @@ class Step:
     address_space_bytes: int | None  # RLIMIT_AS; None: none (it breaks the JVM, node, Go, rustc, mono)
     failure_markers: tuple[str, ...] = ()
     memory_markers: tuple[str, ...] = ()
+    setup_failed_exit: int | None = None   # an exit status that only the sandbox's own setup gives (sandboxes/split)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,6 +139,9 @@ def classify(step: Step, ending: Ending, stderr: bytes) -> tuple[RunStatus, str]
         return RunStatus.MEMORY_LIMIT, OOM_KILLED
     if ending.sandbox_failure or (ending.exit_code is None and ending.signal is None):
         return RunStatus.SANDBOX_ERROR, ending.sandbox_failure or "the program did not report an exit status"
+    if step.setup_failed_exit is not None and ending.exit_code == step.setup_failed_exit:
+        return RunStatus.SANDBOX_ERROR, ("the sandbox could not start the tests and the program: "
+                                         + stderr.decode(errors="replace")[-300:].strip())
     if step.cpu_budget_s is not None and ending.cpu_s is not None and ending.cpu_s > step.cpu_budget_s:
         return RunStatus.TIMEOUT, CPU_LIMIT
     text = stderr.decode(errors="replace")

@@ -55,11 +55,12 @@ class SandboxPool:
     async def workspace(
         self, language: Language, source: str, *, priority: int, caller: str, deadline: float | None,
         files: Mapping[str, str] | None = None, data_files: Mapping[str, str] | None = None,
+        tests: str | None = None,
     ) -> AsyncIterator[Workspace]:
         """A workspace in a slot of its own, held until the block exits (compile once, run every test)."""
         slot = await self.scheduler.acquire(priority, caller, deadline)
         try:
-            async with self.backend.workspace(language, source, slot, files, data_files) as workspace:
+            async with self.backend.workspace(language, source, slot, files, data_files, tests) as workspace:
                 yield workspace
         finally:
             self.scheduler.release(slot)

@@ -24,6 +24,7 @@ from benchmarks.humaneval import check_harness
 from reward_server.client import RewardClient
 from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
+from sandboxes.languages import LanguageTable
 from sandboxes.languages.samples import load_samples
 from tests.candidates import function_style, stdio, verdict_name
 from tests.toolchains import require_ready
@@ -190,28 +191,27 @@ def wrong(program: Program) -> Program:
 HALF_PROMPT = "def half(x):\n"
 TESTS_ABS = "assert abs(half(3.0) - 1.5) < 1e-6\n"
 TESTS_FABS = "import math\n\ndef check(candidate):\n    assert math.fabs(candidate(3.0) - 1.5) < 1e-6\n\ncheck(half)\n"
+NOT_A_VALUE = "is not a value that crosses to the tests"
 ALWAYS_EQUAL = "    class AlwaysEqual:\n        def __eq__(self, other):\n            return True\n"
 PYTHON_GUARDS = [
     # a child per guess, forked while the tests run: the parent learns from the child's status which guess held
     ("forked guesses", "    import os\n    for guess in (0.0, 0.5, 1.0, 1.5, 2.0):\n        pid = os.fork()\n"
      "        if pid == 0:\n            return guess\n        if os.waitpid(pid, 0)[1] == 0:\n"
-     "            return guess\n    return 0.0\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
-    ("always-equal object", ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
+     "            return guess\n    return 0.0\n", "assert half(3.0) == 1.5\n", "PermissionError"),
+    ("always-equal object", ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", NOT_A_VALUE),
     ("always-equal in a list", ALWAYS_EQUAL + "    return [AlwaysEqual()]\n", "assert half(3.0) == [1.5]\n",
-     "GuardViolation"),
+     NOT_A_VALUE),
     ("int subclass",
      "    class Int(int):\n        def __eq__(self, other):\n            return True\n    return Int(0)\n",
-     "assert half(3.0) == 1\n", "GuardViolation"),
+     "assert half(3.0) == 1\n", "AssertionError"),
     ("forged builtin", "    class int_(int):\n        def __eq__(self, other):\n            return True\n"
      "    int_.__name__ = int_.__qualname__ = 'int'\n    int_.__module__ = 'builtins'\n    return int_(0)\n",
-     "assert half(3.0) == 1\n", "GuardViolation"),
-    ("program namedtuple", "    import collections\n    return collections.namedtuple('P', 'a')(1.5)\n",
-     "assert half(3.0) == (1.5,)\n", "GuardViolation"),
-    ("mock.ANY", "    from unittest.mock import ANY\n    return ANY\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
+     "assert half(3.0) == 1\n", "AssertionError"),
+    ("mock.ANY", "    from unittest.mock import ANY\n    return ANY\n", "assert half(3.0) == 1.5\n", NOT_A_VALUE),
     ("falsy object", "    class Falsy:\n        def __bool__(self):\n            return False\n    return Falsy()\n",
-     "assert not half(3.0)\n", "GuardViolation"),
+     "assert not half(3.0)\n", NOT_A_VALUE),
     ("patched Counter", "    import collections\n    collections.Counter.__eq__ = lambda self, other: True\n"
-     "    return collections.Counter(a=1)\n", "assert half(3.0) == {'a': 2}\n", "GuardViolation"),
+     "    return collections.Counter(a=1)\n", "assert half(3.0) == {'a': 2}\n", "AssertionError"),
     ("builtins.abs", "    return 0.0\nimport builtins\nbuiltins.abs = lambda v: 0\n", TESTS_ABS, "AssertionError"),
     ("builtins.abs while tested", "    import builtins\n    builtins.abs = lambda v: 0\n    return 0.0\n",
      "assert half(0.0) == 0.0\n" + TESTS_ABS, "AssertionError"),
@@ -223,29 +223,34 @@ PYTHON_GUARDS = [
     # (statistics is not): patched, both are refused on both paths
     ("patched Fraction", "    import fractions\n    fractions.Fraction.__eq__ = lambda self, other: True\n"
      "    return fractions.Fraction(1)\n", "from fractions import Fraction\nassert half(3.0) == Fraction(3, 2)\n",
-     "GuardViolation"),
+     NOT_A_VALUE),
     ("patched NormalDist", "    import statistics\n    statistics.NormalDist.__eq__ = lambda self, other: True\n"
      "    return statistics.NormalDist(0, 1)\n", "import statistics\nassert half(3.0) == statistics.NormalDist(5, 1)\n",
-     "GuardViolation"),
-    ("patches the guard's module on the zygote path", "    try:\n        import _guard_python\n"
-     "        _guard_python.checker = lambda *args: lambda value: value\n    except ImportError:\n        pass\n"
-     + ALWAYS_EQUAL + "    return AlwaysEqual()\n", "assert half(3.0) == 1.5\n", "GuardViolation"),
+     NOT_A_VALUE),
     ("a class named like one the tests define later", "    return Same()\nclass Same:\n    def __eq__(self, other):\n"
-     "        return True\n", "assert half(3.0) == 1.5\n\nclass Same:\n    pass\n", "GuardViolation"),
-    # by design (docs/guards.md): a class counts only if its module was loaded before the program, on both paths
-    ("class of a module only the program loads", "    from fractions import Fraction\n    return Fraction(3, 2)\n",
-     "assert half(3.0) == 1.5\n", "GuardViolation"),
+     "        return True\n", "assert half(3.0) == 1.5\n\nclass Same:\n    pass\n", NOT_A_VALUE),
+    # only data crosses: a Fraction is none, even one equal to the answer
+    ("a value beyond the wire's", "    from fractions import Fraction\n    return Fraction(3, 2)\n",
+     "assert half(3.0) == 1.5\n", NOT_A_VALUE),
     ("reads its own source", "    import re\n    return float(re.findall(r'half\\(3\\.0\\) - ([0-9.]+)', "
      "open(__file__).read())[0])\n", TESTS_ABS, "IndexError"),
+]
+# the tests' process and files, out of the program's reach (docs/guards.md, "Two processes"): (name, completion,
+# tests, what the detail shows)
+PYTHON_REACH = [
+    ("reads the tests' file", "    import re\n    return float(re.findall(r'half\\(3\\.0\\) - ([0-9.]+)', "
+     "open('../t/main.py').read())[0])\n", TESTS_ABS, "PermissionError"),
+    ("reads the tests' memory", "    import os\n    for pid in sorted(os.listdir('/proc')):\n"
+     "        if pid.isdigit() and int(pid) != os.getpid():\n            open(f'/proc/{pid}/mem', 'rb').read(1)\n"
+     "    return 0.0\n", TESTS_ABS, "PermissionError"),
 ]
 PYTHON_HONEST = [
     ("abs", "    return x / 2\n", TESTS_ABS),
     ("math.fabs", "    return x / 2\n", TESTS_FABS),
     ("Counter", "    import collections\n    return collections.Counter(a=2)\n", "assert half(3.0) == {'a': 2}\n"),
-    ("Fraction", "    from fractions import Fraction\n    return Fraction(3, 2)\n",
-     "from fractions import Fraction\nassert half(3.0) == Fraction(3, 2)\n"),
-    ("NormalDist", "    import statistics\n    return statistics.NormalDist(x, 1)\n",
-     "import statistics\nassert half(3.0) == statistics.NormalDist(3.0, 1)\n"),
+    # a built-in's subclass crosses as the built-in's value
+    ("namedtuple", "    import collections\n    return collections.namedtuple('P', 'a')(1.5)\n",
+     "assert half(3.0) == (1.5,)\n"),
     ("own helper named like a builtin", "    return x / 2\n\ndef max(*args):\n    return 0\n", TESTS_ABS),
     # an interpreter without frames, as the guard hands out none: the standard library falls back
     ("namedtuple, Enum, TypeVar and logging while tested",
@@ -397,6 +402,8 @@ def results(path_client: RewardClient) -> dict[str, reward_pb2.ScoreResult]:
                              assemble_program(HALF_PROMPT, completion, (), tests), [("", "")])]
     for name, completion, tests in PYTHON_HONEST:
         candidates.append(function_style(f"honest/{name}", "python", HALF_PROMPT, completion, tests))
+    for name, completion, tests, _ in PYTHON_REACH:
+        candidates.append(function_style(f"reach/{name}", "python", HALF_PROMPT, completion, tests))
     rows = read_problems()
     for name, task, completion, _ in HUMANEVAL_HACKS:
         prompt, tests = rows[task]["prompt"], check_harness(rows[task])
@@ -412,8 +419,13 @@ def results(path_client: RewardClient) -> dict[str, reward_pb2.ScoreResult]:
 def check_exited_early(hack: Program, results: dict[str, reward_pb2.ScoreResult]) -> None:
     plain, guarded = results[f"plain/{hack.id}"], results[f"hack/{hack.id}"]
     assert verdict_name(plain) in {"PASS", "WRONG_ANSWER"}, plain        # run plainly, it does exit 0
-    assert verdict_name(guarded) == hack.verdict, guarded
     assert guarded.reward == 0.0
+    if LanguageTable.load().resolve(hack.language).split is not None:
+        # its tests run in a process of their own: an exit ends the program's process alone, and its tests then
+        # fail on what it did (or did not) return
+        assert verdict_name(guarded) in {"EXITED_EARLY", "RUNTIME_ERROR", hack.verdict}, guarded
+        return
+    assert verdict_name(guarded) == hack.verdict, guarded
     assert hack.verdict != "EXITED_EARLY" or "before its tests finished" in guarded.detail
 
 
@@ -453,6 +465,12 @@ def test_python_guards_refuse_what_would_pass_unguarded(name: str, detail: str, 
     assert detail in guarded.detail and "_guard_python" not in guarded.detail, guarded.detail
 
 
+@pytest.mark.parametrize(("name", "detail"), [(case[0], case[3]) for case in PYTHON_REACH])
+def test_python_programs_cannot_reach_their_tests(name: str, detail: str, results) -> None:
+    assert verdict_name(results[f"reach/{name}"]) == "RUNTIME_ERROR", results[f"reach/{name}"]
+    assert detail in results[f"reach/{name}"].detail, results[f"reach/{name}"].detail
+
+
 @pytest.mark.parametrize("name", [case[0] for case in PYTHON_HONEST])
 def test_python_guards_let_honest_programs_pass(name: str, results) -> None:
     assert verdict_name(results[f"honest/{name}"]) == "PASS", results[f"honest/{name}"]
@@ -475,20 +493,20 @@ def test_nothing_of_the_loader_is_within_the_program_s_reach(results) -> None:
 
 def test_python_tracebacks_show_the_failing_test_line(results) -> None:
     detail = results["wrong/python/sample"].detail
-    assert 'File "program.py", line 4, in <module>' in detail and "assert add(2, 3) == 5" in detail, detail
-    assert "main.py" not in detail and "_guard_python" not in detail, detail     # the loader's frames are left out
+    assert ", in <module>" in detail and "assert add(2, 3) == 5" in detail, detail
 
 
-@pytest.mark.parametrize(("language", "completion"), [
-    ("python", "    return a + b\nimport atexit, os\natexit.register(lambda: os._exit(3))\n"),
-    ("javascript", "  return a + b;\n}\nprocess.on('exit', () => { process.exitCode = 3; });\n"),
+@pytest.mark.parametrize(("language", "completion", "exit_code"), [
+    # its tests in a process of their own: a failing test is their exit
+    ("python", "    return a - b\nimport atexit, os\natexit.register(lambda: os._exit(3))\n", 1),
+    ("javascript", "  return a + b;\n}\nprocess.on('exit', () => { process.exitCode = 3; });\n", 3),
 ])
-def test_the_marker_never_shows(path_client: RewardClient, language: str, completion: str) -> None:
-    """Tests that pass and then a failing exit: RUNTIME_ERROR, and the stderr shown is free of the marker."""
+def test_the_marker_never_shows(path_client: RewardClient, language: str, completion: str, exit_code: int) -> None:
+    """Tests that fail, or pass and then a failing exit: RUNTIME_ERROR, and the stderr shown is free of the marker."""
     sample = load_samples()[language].function
     [result] = path_client.score([function_style("x", language, sample.prompt, completion, sample.tests)])
     assert verdict_name(result) == "RUNTIME_ERROR", result
-    assert "exit code 3" in result.detail and not MARKER.search(result.detail), result.detail
+    assert f"exit code {exit_code}" in result.detail and not MARKER.search(result.detail), result.detail
 
 
 def test_humaneval_canonical_solutions_pass_and_broken_ones_fail(path_client: RewardClient) -> None:

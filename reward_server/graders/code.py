@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from benchmarks.call_values import KINDS
-from reward_server.graders import call_based, end_marker, guarded
+from reward_server.graders import call_based, end_marker, guarded, split_tests
 from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member, References
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
@@ -95,6 +95,7 @@ class _Program:
     marker: str = ""            # the end-of-tests marker stderr must carry after exit 0; "" when unguarded
     call: bool = False
     compile: tuple[str, ...] = ()   # what builds it, in place of the language's compile (a harness's); (): that
+    tests: str | None = None    # function style, split: the tests' own source (split_tests.py)
 
 
 def decide(tests: list[TestGrade]) -> TestGrade | None:
@@ -140,7 +141,7 @@ class CodeGrader:
             return CodeGrade(Verdict.NO_CODE, "no code found in the completion", sandbox=info.sandbox_id)
         try:
             program = await self._program(language, code, job)
-        except call_based.UnsupportedTest as exc:
+        except (call_based.UnsupportedTest, split_tests.EntryNotFound) as exc:
             return CodeGrade(Verdict.INFRA_UNSUPPORTED_TEST, str(exc), extracted=code, sandbox=info.sandbox_id)
         limits = Limits(timeout_s=job.timeout_s or language.timeout_s,
                         memory_mb=job.memory_mb or language.memory_mb)
@@ -165,7 +166,7 @@ class CodeGrader:
         if job.tests:
             program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
             return _Program(program.source, [program.stdin], [None], program.files, program.marker,
-                            compile=program.compile)
+                            compile=program.compile, tests=program.tests or None)
         if job.function_name:
             size = sum(len(stdin) + len(expected) for stdin, expected in job.io_tests)
             if size > THREADED_COMPARE_CHARS:  # megabytes of JSON take a while to read: off the loop
@@ -187,8 +188,8 @@ class CodeGrader:
         checks: list[tuple[TestGrade, Check]] = []    # with a checker: the runs that ended well, to be checked
         if program.compile:
             language = dataclasses.replace(language, compile=program.compile)
-        async with self.pool.workspace(language, program.source, files=program.files, priority=priority,
-                                       caller=caller, deadline=deadline) as workspace:
+        async with self.pool.workspace(language, program.source, files=program.files, tests=program.tests,
+                                       priority=priority, caller=caller, deadline=deadline) as workspace:
             stages["queue"], mark = time.monotonic() - mark, time.monotonic()
             compiled = await workspace.compile(deadline)
             if compiled is not None:
@@ -221,6 +222,10 @@ class CodeGrader:
     async def _grade_run(index: int, result: RunResult, expected: Any, comparator: Comparator,
                          program: _Program) -> TestGrade:
         if program.marker:
+            cannot = split_tests.unsupported(result.stderr.decode("utf-8", "replace"), program.marker)
+            if program.tests is not None and cannot is not None:
+                return TestGrade.of_run(index, Verdict.INFRA_UNSUPPORTED_TEST, result,
+                                        f"the tests pass a value the wire cannot carry: {cannot}")
             finished, stderr = end_marker.take(result.stderr, program.marker)
             result = dataclasses.replace(result, stderr=stderr)
             if result.status is RunStatus.OK and not finished:

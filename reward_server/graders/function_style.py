@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from reward_server.graders import guarded
 from reward_server.graders.end_marker import fill, new_marker
+from reward_server.graders.split_tests import split_program
 from sandboxes.languages import Harness, Language
 
 ENTRY = "{entry}"   # in a harness's declaration: the prompt's function, as its declare regex's group `entry` names it
@@ -35,6 +36,7 @@ class FunctionProgram:
     marker: str = ""        # what stderr must carry after exit 0; "" when unguarded
     files: dict[str, str] = dataclasses.field(default_factory=dict)   # beside the source: the tests' own unit
     compile: tuple[str, ...] = ()   # what builds the source and files, in place of the language's compile; ()
+    tests: str = ""         # the tests' own source, run in a process of their own (split_tests.py); "": none
 
 
 def cut_at_stop_tokens(completion: str, stop_tokens: Sequence[str]) -> str:
@@ -54,8 +56,17 @@ def assemble_program(prompt: str, completion: str, stop_tokens: Sequence[str], t
 
 def function_program(language: Language, prompt: str, completion: str, stop_tokens: Sequence[str],
                      tests: str) -> FunctionProgram:
-    """What to run for one function-style candidate: guarded where the language table says how."""
+    """What to run for one function-style candidate: the tests in a process of their own where the language has a
+    split, else guarded where the language table says how. Raises split_tests.EntryNotFound."""
     marker = new_marker()
+    if language.split is not None:
+        cut = cut_at_stop_tokens(completion, stop_tokens)
+        harnessed_tests = next((around for harness in language.harness if not harness.tests_file
+                                if (around := _around(harness, tests, marker)) is not None), None)
+        if harnessed_tests is None:     # the tests' own exit status decides: nothing of the program is in them
+            harnessed_tests, marker = tests, ""
+        sides = split_program(language, prompt, cut, harnessed_tests, marker)
+        return FunctionProgram(sides.program, marker=marker, tests=sides.tests)
     if language.guard:
         cut = cut_at_stop_tokens(completion, stop_tokens)
         if language.guard_source:

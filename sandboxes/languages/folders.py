@@ -23,7 +23,7 @@ SECTION_FIELDS: dict[str, frozenset[str]] = {
     "install": frozenset({"packages", "docker_image", "release", "setup"}),
     "speedups": frozenset({"warm_imports", "precompiled_headers", "class_archive", "compiler_snapshot",
                            "run_class_archive"}),
-    "grading": frozenset({"guard", "guard_source", "checker", "harness", "call_harness"}),
+    "grading": frozenset({"guard", "guard_source", "checker", "harness", "split", "call_harness"}),
 }
 _HARNESS_FIELDS = frozenset({"when", "substitute", "rewrite", "replacement", "prologue", "epilogue", "tests_file",
                              "declare", "declaration", "program_end", "compile_script"})
@@ -76,6 +76,9 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
                                  "template": _read(folder, entry["call_harness"].get("template", ""))}
     if "compiler_snapshot" in entry:
         _read(folder, entry["compiler_snapshot"])
+    if "split" in entry:
+        entry["split"] = {**entry["split"], **{name: _read(folder, entry["split"][name])
+                                               for name in ("stub", "dispatcher", "codec") if name in entry["split"]}}
     return entry
 
 

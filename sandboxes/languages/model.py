@@ -46,6 +46,25 @@ class Harness:
 
 
 @dataclasses.dataclass(frozen=True)
+class Split:
+    """Function-style tests in a process of their own (docs/guards.md, "Two processes"): the tests' source is the
+    prompt up to the last match of `entry` (its declaration of the entry function), then `stub` in its place, then
+    the tests (under the language's harness); the program's is the prompt, the completion, then `dispatcher`. Each
+    template may place @@codec@@ (the wire format's reader and writer in this language). In the templates @@name@@ is
+    the match's group `name` (`entry`: the function's name); a typed language also parses the group `params` into
+    arguments: each piece between its top-level commas matches `argument` (groups `type`, `name`, ...), and each
+    template of `each_argument` (with @@index@@ and those groups), joined by its separator, is @@<its key>@@."""
+
+    entry: str                      # a regex matching the prompt's declaration of the entry function
+    stub: str                       # the tests' side: the function, its calls sent across, results read back
+    dispatcher: str                 # the program's side: calls read, the function called, results written
+    codec: str = ""                 # the wire format's reader and writer, where a template says @@codec@@
+    argument: str = ""              # a regex one argument of the group `params` matches; "": none parsed
+    each_argument: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # key: (template, sep)
+    may_fork: bool = False          # its runtime creates processes to start (the program may then too)
+
+
+@dataclasses.dataclass(frozen=True)
 class CallHarness:
     """How a call-based (LiveCodeBench functional) test runs in this language (docs/grading.md): a template (a file of
     the language's folder) that reads the arguments (JSON, one a line) from stdin, calls the function and prints its
@@ -121,6 +140,7 @@ class Language:
     guard_source: str = ""          # a compiled language's: the run's source around the guard's loader ({loader})
     checker: str = ""               # NATIVE_CHECKER, or the wrapper (its text) checkers run under; "": none here
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
+    split: Split | None = None      # function style: the tests in a process of their own; None: in the program's
     call_harness: CallHarness | None = None  # call-based tests: how they run; None: not here (INFRA_UNSUPPORTED_TEST)
 
     @property
@@ -200,7 +220,28 @@ def language_from_entry(key: str, entry: dict) -> Language:
         values["release"] = _release_from_toml(key, values["release"])
     if "call_harness" in values:
         values["call_harness"] = _call_harness_from_toml(key, values["call_harness"])
+    if "split" in values:
+        values["split"] = _split_from_toml(key, values["split"])
+        if entry.get("guard"):
+            raise ValueError(f"language {key}: a split and a guard both (its tests run one way)")
     return Language(key=key, **values)
+
+
+def _split_from_toml(key: str, entry: dict) -> Split:
+    try:
+        split = Split(**{**entry, "each_argument": {name: tuple(pair)
+                                                    for name, pair in entry.get("each_argument", {}).items()}})
+    except TypeError as exc:
+        raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, argument, each_argument, "
+                         f"may_fork}}: {exc}") from None
+    groups = re.compile(split.entry).groupindex
+    if "entry" not in groups or (split.argument and "params" not in groups):
+        raise ValueError(f"language {key}: a split's entry regex names the function as its group `entry` (and its "
+                         "arguments as `params`, where it parses them)")
+    if any(len(pair) != 2 for pair in split.each_argument.values()) or (split.each_argument and not split.argument):
+        raise ValueError(f"language {key}: a split's each_argument is {{key: [template, separator]}}, with argument")
+    re.compile(split.argument)
+    return split
 
 
 def _call_harness_from_toml(key: str, entry: dict) -> CallHarness:

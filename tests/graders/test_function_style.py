@@ -66,7 +66,7 @@ def test_every_guarded_language_guards_its_samples(key: str) -> None:
     sample = load_samples()[key].function
     program = function_program(TABLE.resolve(key), sample.prompt, sample.completion, (), sample.tests)
     assert re.fullmatch(r"[0-9a-f]{32}", program.marker)
-    assert program.marker in program.source + program.stdin + "".join(program.files.values())
+    assert program.marker in program.source + program.stdin + "".join(program.files.values()) + program.tests
 
 
 def test_each_run_gets_a_fresh_marker() -> None:
@@ -75,12 +75,19 @@ def test_each_run_gets_a_fresh_marker() -> None:
     assert len(markers) == 20
 
 
-def test_python_source_holds_neither_tests_nor_marker() -> None:
-    program = function_program(TABLE.resolve("python"), "def f():\n", "    return 1\n\ndef g():\n", ["\ndef"],
+def test_python_tests_are_a_source_of_their_own_that_the_program_s_lacks() -> None:
+    """The program's side: the prompt, the completion cut at its stop tokens, the dispatcher; the tests' side: the
+    prompt's helpers, the stub in the entry function's place, the tests and the marker (split_tests.py)."""
+    python = TABLE.resolve("python")
+    prompt = "import math\n\ndef helper():\n    return 2\n\ndef f():\n    \"\"\"doc 0815\"\"\"\n"
+    program = function_program(python, prompt, "    return 1\n\ndef g():\n", ["\ndef"],
                                "assert f() == 1  # tests 4711\n")
-    assert program.source == guarded.loader("python")
-    assert "4711" not in program.source and program.marker not in program.source
-    assert program.stdin == f"{program.marker} 9 13\ndef f():\n    return 1\nassert f() == 1  # tests 4711\n"
+    assert program.source.startswith(prompt + "    return 1\n\n")
+    assert "4711" not in program.source and program.marker not in program.source and "def g" not in program.source
+    assert program.tests.startswith("import math\n\ndef helper():\n    return 2\n\n")
+    assert "return 1" not in program.tests and "0815" not in program.tests
+    assert "4711" in program.tests and program.marker in program.tests
+    assert program.tests.index("def f(*args)") < program.tests.index("4711") < program.tests.index(program.marker)
 
 
 def test_tests_no_harness_fits_run_as_multipl_e_assembles_them() -> None:

@@ -27,7 +27,9 @@ import dataclasses
 import itertools
 import logging
 import os
+import shutil
 import socket
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -37,7 +39,16 @@ import docker.errors
 import requests.exceptions
 from docker.types import LogConfig
 
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, SlotState, compiled_away, workspace_files
+from sandboxes import split
+from sandboxes.backend import (
+    LimitsInfo,
+    SandboxError,
+    SandboxInfo,
+    SlotState,
+    build_static,
+    compiled_away,
+    workspace_files,
+)
 from sandboxes.backends.docker import RECYCLE_AFTER, WARM
 from sandboxes.backends.docker.channel import Channel, ChannelError
 from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
@@ -151,6 +162,7 @@ class DockerBackend:
         self._tasks: set[asyncio.Task] = set()
         self._names = itertools.count()
         self._closing = False
+        self._pair: tempfile.TemporaryDirectory | None = None   # pair, built at start: every container binds it
         self.deaths = SandboxDeaths()
 
     # --- the Backend protocol -------------------------------------------------------------------------
@@ -165,6 +177,12 @@ class DockerBackend:
         return LimitsInfo("docker")
 
     async def start(self, slots: int) -> None:
+        gcc = shutil.which("gcc")
+        if gcc is None:
+            raise SandboxError("gcc not found: the docker backend builds the split's pair (sandboxes/split) at start")
+        self._pair = tempfile.TemporaryDirectory(prefix="rsd-pair-")
+        await build_static(gcc, split.SOURCE, Path(self._pair.name) / "pair", 0o755)
+        Path(self._pair.name).chmod(0o755)
         self.client = await asyncio.to_thread(self._connect)
         self._info.clear()
         removed = await asyncio.to_thread(self._remove_leftovers)
@@ -203,19 +221,29 @@ class DockerBackend:
             await asyncio.to_thread(self._remove_own)
             self.client.close()
             self.client = None
+        if self._pair is not None:
+            self._pair.cleanup()
+            self._pair = None
+
+    def _pair_binary(self) -> str:
+        if self._pair is None:
+            raise SandboxError("the docker backend is not started")
+        return str(Path(self._pair.name) / "pair")
 
     @contextlib.asynccontextmanager
     async def workspace(self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
-                        data_files: Mapping[str, str] | None = None) -> AsyncIterator[DockerWorkspace]:
+                        data_files: Mapping[str, str] | None = None,
+                        tests: str | None = None) -> AsyncIterator[DockerWorkspace]:
         info = self.describe(language)
         if not info.ready:
             raise SandboxError(f"{language.key}: {info.reason}")
         pinned = self.lock.images[language.key]
-        if (files or data_files) and pinned.protocol == "agnostics":
+        if (files or data_files or tests is not None) and pinned.protocol == "agnostics":
             raise SandboxError(f"{language.key}: its image's Agnostics protocol takes the source alone, no extra files")
-        workdir = workspace_files(language, source, files, data_files)
+        workdir = workspace_files(language, source, files, data_files, tests)
         self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key))).jobs += 1
-        workspace = DockerWorkspace(self, language, source, pinned, workdir, compiled_away(language, source, files))
+        workspace = DockerWorkspace(self, language, source, pinned, workdir,
+                                    compiled_away(language, source, files, tests), tests is not None)
         healthy = False
         try:
             yield workspace
@@ -396,6 +424,7 @@ class DockerBackend:
                 pinned.reference, name=name, detach=True, stdin_open=True, tty=False, user=SANDBOX_USER,
                 working_dir=WORKDIR, network_mode="none", ipc_mode="none", read_only=True,
                 tmpfs={WORKDIR: WORKDIR_TMPFS, "/tmp": TMP_TMPFS}, cap_drop=["ALL"],
+                volumes={self._pair_binary(): {"bind": split.PAIR, "mode": "ro"}},
                 security_opt=["no-new-privileges"], pids_limit=pids_limit(language),
                 mem_limit=limit, memswap_limit=limit, nano_cpus=int(self.cpus * 1e9),
                 environment={"PYTHONDONTWRITEBYTECODE": "1"}, log_config=LogConfig(type=LogConfig.types.NONE),
@@ -469,8 +498,9 @@ class DockerWorkspace:
     """
 
     def __init__(self, backend: DockerBackend, language: Language, source: str, pinned: PinnedImage,
-                 files: dict[str, str], compiled_away: list[str]) -> None:
+                 files: dict[str, str], compiled_away: list[str], split: bool) -> None:
         self.backend = backend
+        self.split = split      # a function-style program whose tests run in a process of their own
         self.box: Sandbox | None = None
         self.language = language
         self.source = source
@@ -485,6 +515,8 @@ class DockerWorkspace:
         if step is None:
             return None
         step = using(self.language, self.source, step)
+        if self.split:
+            step = split.both_sides(step)
         compiled = await self._in_a_live_container(lambda: self._compile(step, deadline), deadline, "compile")
         self.build = step
         return compiled
@@ -496,6 +528,9 @@ class DockerWorkspace:
             return await self._in_a_live_container(lambda: self._agnostics(stdin, limits, deadline), deadline, "run")
         step = running(self.language, run_step(self.language, self.source, limits))
         step = dataclasses.replace(step, argv=(*step.argv, *args))
+        if self.split:
+            assert self.language.split is not None
+            step = split.paired(step, self.language.split.may_fork)
         return await self._in_a_live_container(lambda: self._exec(step, stdin, deadline), deadline, "run")
 
     async def _in_a_live_container(self, step: Callable[[], Awaitable[RunResult]], deadline: float | None,

@@ -53,6 +53,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the baked sand
 from sandboxes.backends.docker.runtime import WORKDIR, baked_language, runner_job
 from sandboxes.policy import Ending, Step, classify, compile_step, cpu_check_delay, run_step
 from sandboxes.results import Limits, RunStatus
+from sandboxes.split import PROGRAM_DIR, TESTS_DIR
 from sandboxes.toolchain_artifacts import running, using
 from sandboxes.trees import empty_tree
 
@@ -62,6 +63,7 @@ MEMORY_EVENTS = "/sys/fs/cgroup/memory.events"              # cgroup v2: its oom
 CPUACCT_USAGE = "/sys/fs/cgroup/cpuacct/cpuacct.usage"  # cgroup v1: nanoseconds
 CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage_usec line
 POLL_S = 0.05
+SIDES = frozenset({WORKDIR, os.path.join(WORKDIR, TESTS_DIR), os.path.join(WORKDIR, PROGRAM_DIR)})
 PR_SET_DUMPABLE = 4
 LIBC = ctypes.CDLL(None, use_errno=True)
 
@@ -144,9 +146,10 @@ def reap() -> None:
 
 
 def workdir_file(name: str) -> str | None:
-    """The path of a plain file name in the workdir; None for a name that leaves it."""
+    """The path of a plain file name in the workdir or in one of a split's sides (sandboxes/split); None for a name
+    that leaves them."""
     path = os.path.join(WORKDIR, name)
-    return path if os.path.dirname(os.path.normpath(path)) == WORKDIR else None
+    return path if os.path.dirname(os.path.normpath(path)) in SIDES else None
 
 
 def reset(files: dict[str, str]) -> dict:
@@ -158,6 +161,7 @@ def reset(files: dict[str, str]) -> dict:
         path = workdir_file(name)
         if path is None:
             return {"ok": False, "detail": f"file name {name!r} leaves the workdir"}
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return {"ok": True}

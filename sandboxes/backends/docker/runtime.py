@@ -27,7 +27,7 @@ BAKED_MODULES = ("sandboxes/__init__.py", "sandboxes/languages/__init__.py", "sa
                  "sandboxes/languages/schema.toml", "sandboxes/languages/folders.py", "sandboxes/languages/table.py",
                  "sandboxes/languages/samples.py", "sandboxes/results.py", "sandboxes/policy.py",
                  "sandboxes/toolchain_artifacts.py", "sandboxes/trees.py", "sandboxes/backend.py",
-                 "sandboxes/sandbox_deaths.py",
+                 "sandboxes/sandbox_deaths.py", "sandboxes/split/__init__.py",
                  "sandboxes/backends/__init__.py", "sandboxes/backends/kind.py",
                  "sandboxes/backends/process/__init__.py", "sandboxes/backends/docker/__init__.py",
                  "sandboxes/backends/docker/runtime.py", "sandboxes/backends/docker/bake_artifacts.py")

@@ -45,10 +45,10 @@ import logging
 import os
 import pathlib
 import shutil
-import subprocess
 from collections.abc import AsyncIterator, Mapping, Sequence
 
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, compiled_away, workspace_files
+from sandboxes import split
+from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, build_static, compiled_away, workspace_files
 from sandboxes.backends.process.artifact_builds import ArtifactBuilds
 from sandboxes.backends.process.command import Commands, which
 from sandboxes.backends.process.host import choose
@@ -130,14 +130,16 @@ class ProcessBackend:
         self._root = self._instance.path
         try:
             self.mechanism = choose(self.limits_choice, self._root.name)
-            launcher, run_init = await asyncio.gather(
-                self._build(tools["gcc"], LAUNCHER_SOURCE, "launcher", 0o755),   # also the reaper in sandboxes
-                self._build(tools["gcc"], RUN_INIT_SOURCE, "run-init", 0o755, "-nostdlib", "-fno-stack-protector"))
+            launcher, run_init, pair = await asyncio.gather(
+                build_static(tools["gcc"], LAUNCHER_SOURCE, self._root / "launcher", 0o755),   # also the reaper
+                build_static(tools["gcc"], RUN_INIT_SOURCE, self._root / "run-init", 0o755, "-nostdlib",
+                             "-fno-stack-protector"),
+                build_static(tools["gcc"], split.SOURCE, self._root / "pair", 0o755))
             shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
             (self._root / "zygote.py").chmod(0o644)
             (self._root / ARTIFACTS_DIR).mkdir(mode=0o755)
             self.artifact_builds = ArtifactBuilds(self._root / ARTIFACTS_DIR)
-            commands = Commands(launcher, tools["bwrap"])
+            commands = Commands(launcher, tools["bwrap"], pair)
             self.supervisor = Supervisor(commands, self.mechanism)
             self.zygotes = Zygotes(self.supervisor, commands, self._root / "zygote.py", run_init)
             for index in range(slots):
@@ -151,18 +153,6 @@ class ProcessBackend:
         except SandboxError:
             await self.close()
             raise
-
-    async def _build(self, gcc: str, source: pathlib.Path, name: str, mode: int, *flags: str) -> str:
-        """A static binary of ours (the launcher; the zygote runs' init), in the instance's directory."""
-        target = self._root / name
-        build = await asyncio.create_subprocess_exec(
-            gcc, "-O2", "-static", *flags, "-o", str(target), str(source),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, err = await build.communicate()
-        if build.returncode != 0:
-            raise SandboxError(f"cannot build the sandbox {name}: {err.decode(errors='replace')[-500:]}")
-        target.chmod(mode)
-        return str(target)
 
     async def _smoke_test(self) -> None:
         """One trivial sandboxed run, so a host that cannot sandbox fails at start, not on every program."""
@@ -194,7 +184,8 @@ class ProcessBackend:
 
     @contextlib.asynccontextmanager
     async def workspace(self, language: Language, source: str, slot: int, files: Mapping[str, str] | None = None,
-                        data_files: Mapping[str, str] | None = None) -> AsyncIterator[ProcessWorkspace]:
+                        data_files: Mapping[str, str] | None = None,
+                        tests: str | None = None) -> AsyncIterator[ProcessWorkspace]:
         if not 0 <= slot < len(self._slots):
             raise SandboxError(f"slot {slot} does not exist (started with {len(self._slots)} slots)")
         state = self._slots[slot]
@@ -209,11 +200,15 @@ class ProcessBackend:
             state.busy = False
             raise
         try:
-            for name, text in workspace_files(language, source, files, data_files).items():
+            for name, text in workspace_files(language, source, files, data_files, tests).items():
                 file_path = path / "box" / name
+                if not file_path.parent.is_dir():    # a split's side
+                    file_path.parent.mkdir(mode=0o755)
+                    state.own(file_path.parent)
                 file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
                 state.own(file_path)
-            yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files))
+            yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files, tests),
+                                   tests is not None)
         finally:
             try:
                 await state.sweep()
@@ -227,7 +222,7 @@ class ProcessBackend:
                    deadline: float | None, artifact_tree: pathlib.Path | None) -> RunResult:
         """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing
         `artifact_tree`); again, once, where its sandbox may have died under it (sandbox_deaths.py)."""
-        prefix = zygote_prefix(language, step) if self.fork_from_zygotes else None
+        prefix = zygote_prefix(language, step) if self.fork_from_zygotes and step.argv[0] != split.PAIR else None
         if prefix is None:
             return await at_most_twice(lambda: self.supervisor.execute(
                 slot, path, step, stdin, deadline=deadline, artifact_tree=artifact_tree), self.deaths,
@@ -240,19 +235,22 @@ class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path, compiled_away: list[str]) -> None:
+                 path: pathlib.Path, compiled_away: list[str], split: bool) -> None:
         self.backend = backend
         self.language = language
         self.source = source
         self.slot = slot
         self.path = path
         self.compiled_away = compiled_away
+        self.split = split
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
         step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
+        if self.split:
+            step = split.both_sides(step)
         compiled = await at_most_twice(lambda: self.backend.supervisor.execute(
             self.slot, self.path, step, b"", deadline=deadline, artifact_tree=artifact_tree), self.backend.deaths,
             f"slot {self.slot.index}: a {self.language.key} compile")
@@ -264,4 +262,7 @@ class ProcessWorkspace:
         step = run_step(self.language, self.source, limits)
         step, artifact_tree = await self.backend.artifact_builds.prepare_run(
             self.language, dataclasses.replace(step, argv=(*step.argv, *args)))
+        if self.split:
+            assert self.language.split is not None
+            step = split.paired(step, self.language.split.may_fork)
         return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, artifact_tree)

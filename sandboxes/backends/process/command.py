@@ -52,11 +52,12 @@ def rlimit_text(value: int | None) -> str:
 
 
 class Commands:
-    """The sandbox commands of one backend instance: its launcher and bwrap, and the host's system mounts."""
+    """The sandbox commands of one backend instance: its launcher, bwrap and pair, and the host's system mounts."""
 
-    def __init__(self, launcher: str, bwrap: str) -> None:
+    def __init__(self, launcher: str, bwrap: str, pair: str) -> None:
         self.launcher = launcher
         self.bwrap = bwrap
+        self.pair = pair              # seen at sandboxes.split.PAIR in the runs that are a split's
         self.mounts = system_mounts()
 
     def sandbox(self, join: Sequence[str], rlimits: Sequence[int | None], uid: int, bwrap_options: Sequence[str],

@@ -18,6 +18,7 @@ from sandboxes.backends.process.streams import RunStreams
 from sandboxes.backends.process.zygote import Zygote
 from sandboxes.policy import Ending, Step, classify, cpu_check_delay
 from sandboxes.results import Limits, RunResult, RunStatus
+from sandboxes.split import PAIR
 from sandboxes.toolchain_artifacts import MOUNT as ARTIFACTS_MOUNT
 from sandboxes.trees import has_file_at_least
 
@@ -169,6 +170,8 @@ class Supervisor:
         if artifact_tree is not None:
             mounts += ["--ro-bind", str(artifact_tree), ARTIFACTS_MOUNT]
         mounts += ["--ro-bind", self.commands.launcher, REAPER]
+        if step.argv[0] == PAIR:
+            mounts += ["--ro-bind", self.commands.pair, PAIR]
         argv = [REAPER, "--reap", which(step.argv[0]) or step.argv[0], *step.argv[1:]]
         return self.commands.sandbox(
             meter.join, list(self.rlimits(slot, step, forked=False).values()), slot.uid,

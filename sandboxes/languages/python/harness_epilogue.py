@@ -1,0 +1,3 @@
+import sys
+
+print("{marker}", file=sys.stderr, flush=True)

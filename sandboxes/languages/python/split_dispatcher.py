@@ -1,0 +1,27 @@
+
+@@codec@@
+def _rs_serve(function):
+    import builtins
+    import os
+    import sys
+    calls, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)                   # what the program prints goes to stderr, never among the replies
+    sys.stdout = sys.stderr
+    while (tag := calls.read(1)) == b"C":
+        count = int(_rs_number(calls, b":"))
+        args = [_rs_read(calls) for _ in range(count)]
+        out = [b"R"]
+        try:
+            result = function(*args)
+            _rs_write(result, out)
+            _rs_write(args, out)
+        except BaseException as exc:
+            known = next(k for k in type(exc).__mro__ if getattr(builtins, k.__name__, None) is k)
+            out = [b"X"]
+            _rs_write(known.__name__, out)
+            _rs_write(str(exc), out)
+        replies.write(b"".join(out))
+        replies.flush()
+
+
+_rs_serve(@@entry@@)

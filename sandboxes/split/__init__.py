@@ -1,0 +1,37 @@
+"""Function-style tests in a process of their own, as every backend runs them (docs/guards.md, "Two processes").
+
+The workspace holds two directories: TESTS_DIR, the tests' source (the prompt's helpers, the stub, the tests), and
+PROGRAM_DIR, the program's (the prompt, the completion, the dispatcher). A compile builds each in its own directory
+with the language's own command; a run is `pair` (pair.c, built by each backend at start and seen at PAIR in every
+sandbox), which starts both, the program confined so that it reaches neither the tests' files nor their process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+from sandboxes.policy import Step
+
+TESTS_DIR, PROGRAM_DIR = "t", "p"       # pair.c's own names
+PAIR = "/run/pair"
+SETUP_FAILED = 125      # pair's exit status when it could not start both: the sandbox's failure, never the program's
+SOURCE = pathlib.Path(__file__).with_name("pair.c")
+# A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first.
+BOTH_SIDES = ("sh", "-c", f'cd {TESTS_DIR} && "$@" && cd ../{PROGRAM_DIR} && exec "$@"', "sh")
+
+
+def side_files(name: str, program: str, tests: str) -> dict[str, str]:
+    """The workspace's files of a split candidate whose source file is `name`."""
+    return {f"{PROGRAM_DIR}/{name}": program, f"{TESTS_DIR}/{name}": tests}
+
+
+def both_sides(step: Step) -> Step:
+    """The compile step of one side, made the compile of both."""
+    return dataclasses.replace(step, argv=(*BOTH_SIDES, *step.argv))
+
+
+def paired(step: Step, may_fork: bool) -> Step:
+    """The run step of one side, made the run of the tests against the program."""
+    return dataclasses.replace(step, argv=(PAIR, *(("--may-fork",) if may_fork else ()), "--", *step.argv, "--",
+                                           *step.argv), setup_failed_exit=SETUP_FAILED)
