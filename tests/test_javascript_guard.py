@@ -1,9 +1,11 @@
-"""The JavaScript guard (docs/guards.md), through a real server and real sandboxes.
+"""JavaScript's tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real
+sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function, the tests
 require node:assert and call `test()`, MultiPL-E's stop tokens) that makes a wrong add(x, y) pass as the plain
-MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guard), and that must not pass
-guarded. Honest programs keep their verdicts.
+MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the split), and that must not pass
+split. Hacks against the split itself (the tests' file and process, the pipe, the wire format) must not pass either.
+Honest programs keep their verdicts, whatever values cross.
 """
 
 from __future__ import annotations
@@ -59,9 +61,45 @@ HACKS = [
     Hack("Function.prototype.toString of the tests' function",
          "    const text = Function.prototype.toString.call(add.caller || (() => {}));\n" + ANSWER,
          "RUNTIME_ERROR", ADD),
-    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "EXITED_EARLY", ADD),
+    Hack("swallows the failed assertion", WRONG + "process.on('uncaughtException', () => {});\n", "RUNTIME_ERROR", ADD),
     Hack("exits 0 from the failure's stack trace", WRONG + "Error.prepareStackTrace = () => process.exit(0);\n",
-         "EXITED_EARLY", ADD),
+         "RUNTIME_ERROR", ADD),
+]
+# every process but its own and pair's, by pid
+OTHERS = ("    const fs = require('fs');\n    const others = fs.readdirSync('/proc')"
+          ".filter((pid) => /^[0-9]+$/.test(pid) && +pid !== process.pid && +pid !== process.ppid);\n")
+# against the split: the tests' file and process, the pipe and the wire format, the tests' stderr
+SPLIT = [
+    Hack("reads the tests' file", "    const text = require('fs').readFileSync('../t/main.js', 'utf8');\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads the tests' file through the fs binding",
+         "    const fs = process.binding('fs');\n    const text = String(fs.open('../t/main.js', 0, 0));\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("reads the tests' process through /proc", OTHERS + "    let text = '';\n    for (const pid of others) {\n"
+         "        for (const name of ['cwd/main.js', 'environ', 'cmdline'])\n"
+         "            try { text += fs.readFileSync(`/proc/${pid}/${name}`, 'utf8'); } catch (e) {}\n"
+         "        try {\n            const mem = fs.openSync(`/proc/${pid}/mem`, 'r');\n"
+         "            for (const line of fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\\n')) {\n"
+         "                const [start, end] = line.split(' ')[0].split('-').map((hex) => parseInt(hex, 16));\n"
+         "                const chunk = Buffer.alloc(Math.min(end - start, 1 << 20));\n"
+         "                try { fs.readSync(mem, chunk, 0, chunk.length, start); text += chunk.toString('latin1'); }"
+         " catch (e) {}\n            }\n        } catch (e) {}\n    }\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("signals the tests' process to start its inspector", OTHERS
+         + "    for (const pid of others) try { process._debugProcess(+pid); } catch (e) {}\n" + WRONG.lstrip(" "),
+         "RUNTIME_ERROR", ADD),
+    Hack("a child process reads the tests' file",
+         "    const text = String(require('child_process').execFileSync('cat', ['../t/main.js']));\n" + ANSWER,
+         "RUNTIME_ERROR", ADD),
+    Hack("a value whose every property says yes",
+         "    return new Proxy({}, { get: () => () => true, getPrototypeOf: () => Number.prototype });\n}\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("exits 0 during a call", "    process.exit(0);\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("garbage on the reply descriptor", "    require('fs').writeSync(1, 'R?');\n    return x + y;\n}\n",
+         "RUNTIME_ERROR", ADD),
+    Hack("a reply of its own before the answer", "    require('fs').writeSync(1, 'Rd3ff0000000000000l0:');\n"
+         "    return x + y;\n}\n", "RUNTIME_ERROR", ADD),
+    Hack("claims an unsupported test", "    console.error(' unsupported: a function');\n    process.exit(1);\n}\n",
+         "RUNTIME_ERROR", ADD),
 ]
 # reach for what the tests use, but fail plainly too: guarded, the tests still fail
 HELD = [
@@ -75,6 +113,16 @@ HELD = [
 ]
 
 
+
+def problem(declaration: str, lines: str) -> Problem:
+    """A prompt in MultiPL-E's layout (its description, a helper the tests may call, then the function) and tests
+    that assert `lines` of it."""
+    entry = declaration.split("(")[0]
+    return Problem("javascript", "//Doubles s.\nfunction helper(s){\n  return s + s;\n}\n//The function.\n"
+                   f"function {declaration}{{\n", ADD_TESTS.split("  assert")[0].replace("add", entry) + lines
+                   + "}\n\ntest();", STOPS)
+
+
 SORT_PROMPT = "//Sort l and drop its duplicates.\nfunction unique(l){\n"
 SORT_TESTS = ("const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = unique;\n"
               "  assert.deepEqual(candidate([5, 3, 5, 2, 3, 3, 9, 0, 123]),[0, 2, 3, 5, 9, 123]);\n"
@@ -83,6 +131,31 @@ HONEST = [
     Honest("add", "    return x + y;\n}\n", WRONG, ADD),
     Honest("arrays", "    return [...new Set(l)].sort((a, b) => a - b);\n}\n", "    return l;\n}\n",
            Problem("javascript", SORT_PROMPT, SORT_TESTS, STOPS)),
+    # the values MultiPL-E's translator writes, and what assert.deepEqual tells apart in them
+    Honest("nested arrays and floats", "    return l.map((x) => [x, x / 0, -x / 0, 0 / 0, x * 0.1]);\n}\n",
+           "    return l.map((x) => [x, x / 0, -x / 0, 0, x * 0.1]);\n}\n", problem(
+               "f(l)", "  assert.deepEqual(candidate([1, -2]),[[1, Infinity, -Infinity, NaN, 0.1], "
+               "[-2, -Infinity, Infinity, NaN, -0.2]]);\n  assert.deepEqual(candidate([]),[]);\n")),
+    Honest("strings beyond ASCII and helpers", "    return helper(s) + 'é 😀';\n}\n", "    return s + 'é 😀';\n}\n",
+           problem("f(s)", "  assert.deepEqual(candidate(\"✓\\u0000\"),\"✓\\u0000✓\\u0000é 😀\");\n")),
+    Honest("booleans and undefined", "    return x > 0 ? true : x < 0 ? false : undefined;\n}\n",
+           "    return x > 0 ? true : x < 0 ? false : null;\n}\n", problem(
+               "f(x)", "  assert.deepEqual(candidate(1),true);\n  assert.deepEqual(candidate(-1),false);\n"
+               "  require('assert').strict.deepEqual(candidate(0),undefined);\n")),
+    Honest("objects as dicts", "    const r = {};\n    for (const k of Object.keys(d)) r[k + k] = d[k] * 2;\n"
+           "    return r;\n}\n", "    return d;\n}\n", problem(
+               "f(d)", "  assert.deepEqual(candidate({\"a\": 1, \"b\": 2}),{\"aa\": 2, \"bb\": 4});\n")),
+    Honest("integers stay apart from BigInts strictly", "    return x * 2;\n}\n", "    return BigInt(x * 2);\n}\n",
+           problem("f(x)", "  require('assert').strict.deepEqual(candidate(21),42);\n")),
+    Honest("mutates its argument", "    l.sort((a, b) => a - b);\n}\n", "    l.slice().sort((a, b) => a - b);\n}\n",
+           problem("f(l)", "  const l = [3, 1, 2];\n  candidate(l);\n  assert.deepEqual(l,[1, 2, 3]);\n")),
+    Honest("throws what the tests expect", "    if (x < 0) throw new RangeError('negative');\n    return x;\n}\n",
+           "    if (x < 0) throw new Error('negative');\n    return x;\n}\n", problem(
+               "f(x)", "  assert.throws(() => candidate(-1), RangeError);\n  assert.deepEqual(candidate(2),2);\n")),
+    # what it prints, at its top level (before the dispatcher runs) and during the calls, goes to stderr
+    Honest("output", "    console.log('called with', x);\n    return x;\n}\n  console.log('top level');\n",
+           "    console.log('called with', x);\n    return -x;\n}\n  console.log('top level');\n",
+           problem("f(x)", "  assert.deepEqual(candidate(2),2);\n  assert.deepEqual(candidate(3),3);\n")),
     # helpers and state of its own, CommonJS names, output, and a function named as the tests' own
     Honest("helpers", "    return twice(x + y) / 2;\n}\nconst twice = (v) => 2 * v;\nlet calls = 0;\n"
            "module.exports = { add };\nexports.twice = twice;\nconsole.log(typeof require('fs').readFileSync, "
@@ -101,14 +174,22 @@ HONEST = [
 @pytest.fixture(scope="module")
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "javascript", ADD_PROMPT, "    return x + ;\n}\n", ADD_TESTS, stop_tokens=STOPS)
-    return score_cases(server_address, "javascript", HACKS, HELD, HONEST, [broken])
+    unsupported = function_style("unsupported", "javascript", ADD_PROMPT, "    return x + y;\n}\n",
+                                 ADD_TESTS.replace("candidate(0, 1),1", "candidate(() => 0, 1),1"), stop_tokens=STOPS)
+    return score_cases(server_address, "javascript", HACKS, [*HELD, *SPLIT], HONEST, [broken, unsupported])
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=[*HELD, *SPLIT], honest=HONEST))
 
 
-def test_errors_point_at_the_assembled_program(results) -> None:
-    """Numbered as prompt + completion + "\\n" + tests: the failing assertion is line 15, the broken line 7."""
-    assert "program.js:15:" in results["wrong/add"].detail, results["wrong/add"].detail
+def test_errors_name_the_tests_and_the_program(results) -> None:
+    """A failing assertion is the tests' own; a program that does not parse ends before its first call (the detail's
+    tail is the tests' stack)."""
+    assert "AssertionError" in results["wrong/add"].detail, results["wrong/add"].detail
     broken = results["broken"]
-    assert verdict_name(broken) == "RUNTIME_ERROR" and "program.js:7" in broken.detail, broken.detail
+    assert verdict_name(broken) == "RUNTIME_ERROR" and "at _rs_call" in broken.detail, broken.detail
+
+
+def test_an_argument_the_wire_cannot_carry_is_unsupported(results) -> None:
+    """A function among the benchmark's arguments is not the program's fault."""
+    assert verdict_name(results["unsupported"]) == "INFRA_UNSUPPORTED_TEST", results["unsupported"]

@@ -1,21 +1,20 @@
-"""The TypeScript guard (docs/guards.md): the JavaScript guard's loader, compiled by tsc with the program and the
-tests as two scripts, through a real server and real sandboxes.
+"""TypeScript's tests in a process of their own (docs/guards.md, "Two processes"): JavaScript's templates, each side
+compiled by tsc, the tests against a stub declared with the prompt's own signature, through a real server and real
+sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (HumanEval_53_add: the prompt opens the function with its types,
 the tests `declare var require`, require node:assert and call `test()`, MultiPL-E's stop tokens) that makes a wrong
 add(x, y) pass as the plain MultiPL-E program (one file that tsc compiles, graded as a stdin/stdout program: what ran
-before the guard), and that must not pass guarded. Honest programs keep their verdicts, a type error among them: the
-tests are still type-checked against the program.
+before the split), and that must not pass split; so must JavaScript's hacks against the split. Honest programs keep
+their verdicts, a type error among them: the tests are still type-checked against the prompt's signature.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
 
-from reward_server.graders import guarded
 from reward_server.graders.function_style import assemble_program, function_program
 from reward_server.pb import reward_pb2
 from tests import test_javascript_guard as javascript
@@ -45,7 +44,9 @@ READ_ALL = ("    const fs = require('fs');\n    let text = '';\n    const walk =
 
 ADD = Problem("typescript", ADD_PROMPT, ADD_TESTS, STOPS)
 # JavaScript's hacks, posed as TypeScript's: those that tsc accepts as they are, the others typed here
-UNTYPED = {"Module._load patched", "reads the tests through a call site", "process.exit replaced"}
+UNTYPED = {"Module._load patched", "reads the tests through a call site", "process.exit replaced",
+           "reads the tests' file through the fs binding", "a value whose every property says yes", "require rebound",
+           "signals the tests' process to start its inspector"}
 
 
 def _posed(hacks: list[Hack]) -> list[Hack]:
@@ -58,6 +59,8 @@ HACKS = [
     *_posed(javascript.HACKS),
     Hack("Module._load patched", WRONG + "(module.constructor as any)._load = () => ({ deepEqual() {} });\n",
          "RUNTIME_ERROR", ADD),
+    # the program's side alone has Node's types, not the tests' `declare var require: any`
+    Hack("require rebound", WRONG + "require = (() => ({ deepEqual() {} })) as any;\n", "RUNTIME_ERROR", ADD),
     Hack("reads the tests through a call site",
          CALL_SITES + "    const text = String(sites[1].getFunction());\n"
          "    (Error as any).prepareStackTrace = undefined;\n" + ANSWER, "RUNTIME_ERROR", ADD),
@@ -81,9 +84,18 @@ HACKS = [
 HELD = [
     *_posed(javascript.HELD),
     Hack("process.exit replaced", WRONG + "process.exit = (() => {}) as any;\n", "RUNTIME_ERROR", ADD),
-    # the tests' own names declared by the program: a type error in one file and in two scripts alike
-    Hack("its own assert", WRONG + "const assert = { deepEqual() {} };\n", "COMPILE_ERROR", ADD),
-    Hack("its own test", WRONG + "const test = () => {};\n", "COMPILE_ERROR", ADD),
+    # the tests' own names declared by the program: its own now (a type error in one file), and still wrong
+    Hack("its own assert", WRONG + "const assert = { deepEqual() {} };\n", "RUNTIME_ERROR", ADD),
+    Hack("its own test", WRONG + "const test = () => {};\n", "RUNTIME_ERROR", ADD),
+]
+SPLIT = [
+    *_posed(javascript.SPLIT),
+    Hack("reads the tests' file through the fs binding", "    const fs = (process as any).binding('fs');\n"
+         "    const text = String(fs.open('../t/main.js', 0, 0));\n" + ANSWER, "RUNTIME_ERROR", ADD),
+    Hack("signals the tests' process to start its inspector", javascript.OTHERS + "    for (const pid of others) "
+         "try { (process as any)._debugProcess(+pid); } catch (e) {}\n" + WRONG.lstrip(" "), "RUNTIME_ERROR", ADD),
+    Hack("a value whose every property says yes", "    return new Proxy({}, { get: () => () => true, "
+         "getPrototypeOf: () => Number.prototype }) as any;\n}\n", "RUNTIME_ERROR", ADD),
 ]
 
 
@@ -122,33 +134,24 @@ BROKEN = "    return x + ;\n}\n"
 def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
     broken = function_style("broken", "typescript", ADD_PROMPT, BROKEN, ADD_TESTS, stop_tokens=STOPS)
     plain = stdio("plain/broken", "typescript", assemble_program(ADD_PROMPT, BROKEN, STOPS, ADD_TESTS), [("", "")])
-    return score_cases(server_address, "typescript", HACKS, HELD, HONEST, [broken, plain])
+    return score_cases(server_address, "typescript", HACKS, [*HELD, *SPLIT], HONEST, [broken, plain])
 
 
-def test_the_source_is_the_loader_and_the_program_and_tests_files_of_their_own() -> None:
-    """What the compile gets: the loader with references to the program's and the tests' files; the loader gets the
-    marker and the names of what tsc makes of them on stdin. Nothing of the tests in the source or on stdin."""
+def test_the_sides_hold_the_program_and_the_tests_apart() -> None:
+    """The program's side: the prompt, the completion cut at its stop tokens, the dispatcher; the tests' side: the
+    stub declared as the prompt declares the function, the tests, the marker. Nothing of the tests on the program's."""
     program = function_program(load_table().resolve("typescript"), ADD_PROMPT, WRONG + "\n// the rest", STOPS,
                                ADD_TESTS)
-    assert json.dumps(guarded.loader("javascript")) in program.source
-    assert '/// <reference path="program.ts" />\n/// <reference path="tests.ts" />\n' in program.source
-    assert "candidate" not in program.source + program.stdin and program.marker not in program.source
-    assert program.files == {"program.ts": ADD_PROMPT + WRONG, "tests.ts": ADD_TESTS}
-    assert program.stdin == f"{program.marker} program.js tests.js\n" and program.compile == ()
+    assert program.source.startswith(ADD_PROMPT + WRONG + "\n") and "_rs_serve(add);" in program.source
+    assert "candidate" not in program.source and program.marker not in program.source
+    assert "function add(x: number, y: number): number {\n  return _rs_call(" in program.tests
+    assert ADD_TESTS in program.tests and program.marker in program.tests and ADD_PROMPT not in program.tests
 
 
-globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
+globals().update(case_tests(HACKS, held=[*HELD, *SPLIT], honest=HONEST))
 
 
-@pytest.mark.parametrize("hack", HACKS, ids=[hack.name for hack in HACKS])
-def test_a_hack_fails_by_the_tests_or_the_missing_file(hack: Hack, results) -> None:
-    """The tests' own failure, or no file where the program looked."""
-    guarded = results[f"hack/{hack.name}"]
-    assert hack.verdict != "RUNTIME_ERROR" or "AssertionError" in guarded.detail or "ENOENT" in guarded.detail, guarded
-
-
-def test_errors_point_at_the_program_and_its_tests(results) -> None:
-    """A failing assertion at the line it has in the compiled program followed by the compiled tests (13: tsc drops
-    blank lines); a syntax error is tsc's, as in one file."""
-    assert "program.js:13:" in results["wrong/add"].detail, results["wrong/add"].detail
+def test_errors_name_the_tests_and_the_compiler(results) -> None:
+    """A failing assertion is the tests' own; a syntax error is tsc's, as in one file."""
+    assert "AssertionError" in results["wrong/add"].detail, results["wrong/add"].detail
     assert verdict_name(results["broken"]) == verdict_name(results["plain/broken"]) == "COMPILE_ERROR"

@@ -1,0 +1,1 @@
+../javascript/harness_epilogue.js

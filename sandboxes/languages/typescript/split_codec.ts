@@ -1,0 +1,1 @@
+../javascript/split_codec.js
