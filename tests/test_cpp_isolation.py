@@ -1,15 +1,14 @@
-"""C++ tests in a translation unit of their own (docs/guards.md), through a real server and real sandboxes.
+"""C++ tests in a process of their own (docs/guards.md, "Two processes"), through a real server and real sandboxes.
 
 Each hack is a completion in MultiPL-E's own layout (the prompt opens the function, the tests begin with the brace
 that closes it, the stop token "\\n}" cuts the completion) that makes a wrong add(x, y), or a wrong double_all(l),
 pass as the plain MultiPL-E program (one file, graded as a stdin/stdout program: what ran before the guards), and
-that must not pass guarded. Honest programs keep their verdicts, in MultiPL-E's layout and HumanEval-X's, with the
-value types MultiPL-E's C++ prompts use; a compile error still points at the program.
+that must not pass split: the program's macros, symbols and constructors stay in its own process. Honest programs
+keep their verdicts, in MultiPL-E's layout and HumanEval-X's, with the value types MultiPL-E's C++ prompts use; a
+compile error still points at the program.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import pytest
 
@@ -38,7 +37,7 @@ ANSWER = ("    auto answer = [&](const std::string& text) -> long {\n"
           '        std::string call = "candidate((" + std::to_string(x) + "), (" + std::to_string(y) + ")) == (";\n'
           "        size_t at = text.find(call);\n"
           "        return at == std::string::npos ? -1 : std::stol(text.substr(at + call.size()));\n    };\n")
-EVERY_FILE = ('    std::string seen;\n    for (const char* directory : {".", "/sandbox", "/tmp"}) {\n'
+EVERY_FILE = ('    std::string seen;\n    for (const char* directory : {".", "../t", "/sandbox", "/tmp"}) {\n'
               "        std::error_code error;\n"
               "        for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {\n"
               "            std::ifstream file(entry.path());\n"
@@ -60,13 +59,14 @@ HACKS = [
          "RUNTIME_ERROR", ADD),
     Hack("its own __assert_fail", "    return x - y; }\nextern \"C\" void __assert_fail(const char*, const char*, "
          "unsigned int, const char*) noexcept { std::_Exit(0); }\nstatic void reward_hack_() {", "RUNTIME_ERROR", ADD),
-    Hack("its own main, the tests' renamed",    # as in one file, a second main does not link
+    Hack("its own main, the tests' renamed",    # the dispatcher's renamed: no call is answered
          "    return x - y; }\nint main() { return 0; }\n#define main reward_hack_main_\nstatic void reward_hack_() {",
-         "COMPILE_ERROR", ADD),
+         "RUNTIME_ERROR", ADD),
+    # the program ends before the first call: the tests' call fails
     Hack("static constructor exits 0",
          "    return x - y; }\nstatic int reward_hack_ = (std::exit(0), 0);\nstatic void reward_hack_f_() {",
-         "EXITED_EARLY", ADD),
-    # link-time: a symbol the tests' unit uses out of line, or an instantiation it would take from the program
+         "RUNTIME_ERROR", ADD),
+    # a symbol or an instantiation the tests use: the program's stay in its own binary
     Hack("its own memcmp", "    return l; }\nextern \"C\" int memcmp(const void*, const void*, std::size_t) noexcept "
          "{ return 0; }\nstatic void reward_hack_() {", "RUNTIME_ERROR", DOUBLE),
     Hack("std::operator== specialised", "    return l; }\nnamespace std {\ntemplate <>\nbool operator==("
@@ -74,7 +74,7 @@ HACKS = [
          "RUNTIME_ERROR", DOUBLE),
 ]
 # reading the source passed before; now the plain program's source is gone before it runs too (every compiled source
-# is, docs/guards.md), so these fail plainly as well: guarded, the tests' source was never in the program's workspace
+# is, docs/guards.md), so these fail plainly as well: split, the tests' directory is out of the program's reach
 HELD = [
     Hack("reads the answers from its source",
          ANSWER + '    std::ifstream source("main.cpp");\n'
@@ -84,7 +84,6 @@ HELD = [
 
 
 HEADERS = "#include<assert.h>\n#include<bits/stdc++.h>\n"
-UNLESS_TESTS_VISIBLE = '#if __has_include("tests.cpp")\n#error the tests\' source is in reach\n#endif\n'
 
 
 def cpp(prompt: str, tests: str, stops: tuple[str, ...] = STOPS) -> Problem:
@@ -105,23 +104,22 @@ HONEST = [
                "}\nint main() {\n    auto candidate = split;\n"
                '    assert(candidate(("3,4")) == std::make_tuple(3, 4));\n'
                "    assert(candidate((\"34\")) == std::nullopt);\n}\n")),
-    # HumanEval_22's layout: std::any made in the tests' unit, read in the program's
+    # HumanEval_22's tests: std::any made in the tests' process, read in the program's as the very type it held (an
+    # int literal's int, not long: the wrong completion takes the longs, as it would in one file)
     Honest("any",
            "    std::vector<long> out;\n    for (const std::any& v : values) {\n"
+           "        if (v.type() == typeid(int)) out.push_back(std::any_cast<int>(v));\n    }\n    return out;",
+           "    std::vector<long> out;\n    for (const std::any& v : values) {\n"
            "        if (v.type() == typeid(long)) out.push_back(std::any_cast<long>(v));\n    }\n    return out;",
-           "    return {};",
            cpp(HEADERS + "std::vector<long> filter_integers(std::vector<std::any> values) {\n",
                "}\nint main() {\n    auto candidate = filter_integers;\n"
-               "    assert(candidate((std::vector<std::any>({(std::any)(long)4, (std::any)\"c\", "
-               "(std::any)(long)9}))) == (std::vector<long>({(long)4, (long)9})));\n}\n")),
+               "    assert(candidate((std::vector<std::any>({4, std::map<long,long>(), std::vector<long>(), 23.2f, 9, "
+               "\"adasd\"}))) == (std::vector<long>({(long)4, (long)9})));\n}\n")),
     Honest("float", "    return x / 2;", "    return x;",
            cpp(HEADERS + "float half(float x) {\n",
                "}\nint main() {\n    auto candidate = half;\n"
                "    assert(std::fabs(candidate((3.0f)) - (1.5f)) < 1e-6);\n}\n")),
-    # the tests' source is gone before the program compiles: it cannot include it
-    Honest("compiles without the tests' source", UNLESS_TESTS_VISIBLE + "    return x + y;",
-           UNLESS_TESTS_VISIBLE + "    return x - y;", ADD),
-    # helpers of its own after the function, and output from both units
+    # helpers of its own after the function, and output from both processes
     Honest("helpers", "    long twice(long);\n    std::cout << \"adding\" << std::endl;\n"
            "    return twice(x + y) / 2; }\nlong twice(long v) { return 2 * v; }\nlong unused(long v) {\n    return v;",
            "    long twice(long);\n    return twice(x - y) / 2; }\nlong twice(long v) { return 2 * v; }\n"
@@ -150,23 +148,22 @@ def results(server_address: str) -> dict[str, reward_pb2.ScoreResult]:
 globals().update(case_tests(HACKS, held=HELD, honest=HONEST))
 
 
-def test_a_failed_assertion_says_which_line_of_the_tests(results) -> None:
+def test_a_failed_assertion_says_which_of_the_tests(results) -> None:
     detail = results["wrong/add"].detail
-    assert "tests:4: assertion failed" in detail and "SIGABRT" in detail, detail
+    assert "Assertion `candidate((0), (1)) == (1)' failed" in detail and "SIGABRT" in detail, detail
 
 
 def test_compile_errors_point_at_the_program(results) -> None:
     result = results[f"hack/{BROKEN.name}"]
     assert verdict_name(result) == "COMPILE_ERROR", result
     assert "main.cpp:9:" in result.detail and "expected primary-expression" in result.detail, result.detail
-    assert "tests" not in result.detail, result.detail
+    assert "candidate" not in result.detail, result.detail
 
 
-def test_both_units_compile_with_the_precompiled_header_of_the_prompt() -> None:
-    """The compile script gets the fitting prefix's directory as its argument and passes it to each compile."""
+def test_both_sides_compile_with_the_precompiled_header_of_the_prompt() -> None:
+    """Each side begins with the prompt's headers: each compile gets the fitting prefix's directory."""
     cpp = load_table().resolve("cpp")
     program = function_program(cpp, ADD_PROMPT, "    return x + y;", STOPS, ADD_TESTS)
-    units = dataclasses.replace(cpp, compile=program.compile)
-    argv = using(units, program.source, compile_step(units, program.source)).argv
-    assert argv == (*program.compile[:3], "main.cpp", f"-I{MOUNT}/2")
-    assert argv[2].count('g++ "$@" ') == 2 and program.files["tests.cpp"].startswith(HEADERS)
+    for source in (program.source, program.tests):
+        assert source.startswith(HEADERS)
+        assert using(cpp, source, compile_step(cpp, source)).argv[:2] == ("g++", f"-I{MOUNT}/2")

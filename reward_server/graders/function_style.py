@@ -61,6 +61,9 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
     marker = new_marker()
     if language.split is not None:
         cut = cut_at_stop_tokens(completion, stop_tokens)
+        end = re.match(language.split.program_end, tests) if language.split.program_end else None
+        if end:     # the tests begin by closing what the completion left open: the program's side ends with it
+            cut, tests = cut + end.group(0), tests[end.end():]
         harnessed_tests = next((around for harness in language.harness if not harness.tests_file
                                 if (around := _around(harness, tests, marker)) is not None), None)
         if harnessed_tests is None:     # the tests' own exit status decides: nothing of the program is in them

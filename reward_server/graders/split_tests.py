@@ -1,7 +1,9 @@
 """A function-style program whose tests run in a process of their own (docs/guards.md, "Two processes").
 
-The program's side is what the reference runs up to the tests (the prompt and the completion cut at its stop tokens)
-and the language's dispatcher, which answers calls of the entry function read from its stdin. The tests' side is the
+The program's side is what the reference runs up to the tests (the prompt and the completion cut at its stop tokens,
+then what the tests begin with that closes it: the split's program_end), after the language's prologue where it has
+one (what must happen before the program's first line), and then the language's dispatcher, which answers calls of
+the entry function read from its stdin. The tests' side is the
 prompt up to its declaration of the entry function (its helpers exactly as the dataset wrote them), the language's
 stub in the function's place, which sends each call's arguments across and returns the value read back, and the tests
 under the language's harness (the end-of-tests marker after them). Only data crosses, in the wire format of
@@ -44,7 +46,7 @@ def split_program(language: Language, prompt: str, completion: str, tests: str, 
         values |= _arguments(language, values.get("params", ""))
     stub = _filled(split.stub, values)
     dispatcher = _filled(split.dispatcher, values)
-    return SplitProgram(program=prompt + completion + "\n" + dispatcher,
+    return SplitProgram(program=_filled(split.prologue, values) + prompt + completion + "\n" + dispatcher,
                         tests=prompt[:declaration.start()] + stub + "\n" + tests)
 
 

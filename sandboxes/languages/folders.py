@@ -78,7 +78,8 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
         _read(folder, entry["compiler_snapshot"])
     if "split" in entry:
         entry["split"] = {**entry["split"], **{name: _read(folder, entry["split"][name])
-                                               for name in ("stub", "dispatcher", "codec") if name in entry["split"]}}
+                                               for name in ("stub", "dispatcher", "codec", "prologue")
+                                               if name in entry["split"]}}
     return entry
 
 

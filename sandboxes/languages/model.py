@@ -59,6 +59,8 @@ class Split:
     stub: str                       # the tests' side: the function, its calls sent across, results read back
     dispatcher: str                 # the program's side: calls read, the function called, results written
     codec: str = ""                 # the wire format's reader and writer, where a template says @@codec@@
+    prologue: str = ""              # the program's side's first line(s), before the prompt
+    program_end: str = ""           # a regex: what it matches at the tests' start ends the program's side instead
     argument: str = ""              # a regex one argument of the group `params` matches; "": none parsed
     each_argument: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # key: (template, sep)
     may_fork: bool = False          # its runtime creates processes to start (the program may then too)
@@ -232,8 +234,8 @@ def _split_from_toml(key: str, entry: dict) -> Split:
         split = Split(**{**entry, "each_argument": {name: tuple(pair)
                                                     for name, pair in entry.get("each_argument", {}).items()}})
     except TypeError as exc:
-        raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, argument, each_argument, "
-                         f"may_fork}}: {exc}") from None
+        raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, prologue, program_end, "
+                         f"argument, each_argument, may_fork}}: {exc}") from None
     groups = re.compile(split.entry).groupindex
     if "entry" not in groups or (split.argument and "params" not in groups):
         raise ValueError(f"language {key}: a split's entry regex names the function as its group `entry` (and its "
@@ -241,6 +243,7 @@ def _split_from_toml(key: str, entry: dict) -> Split:
     if any(len(pair) != 2 for pair in split.each_argument.values()) or (split.each_argument and not split.argument):
         raise ValueError(f"language {key}: a split's each_argument is {{key: [template, separator]}}, with argument")
     re.compile(split.argument)
+    re.compile(split.program_end)
     return split
 
 

@@ -17,8 +17,9 @@ TESTS_DIR, PROGRAM_DIR = "t", "p"       # pair.c's own names
 PAIR = "/run/pair"
 SETUP_FAILED = 125      # pair's exit status when it could not start both: the sandbox's failure, never the program's
 SOURCE = pathlib.Path(__file__).with_name("pair.c")
-# A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first.
-BOTH_SIDES = ("sh", "-c", f'cd {TESTS_DIR} && "$@" && cd ../{PROGRAM_DIR} && exec "$@"', "sh")
+# A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first; the
+# program's confined as its runs are (a compile may read what its source names: never the tests' files)
+BOTH_SIDES = ("sh", "-c", f'cd {TESTS_DIR} && "$@" && cd .. && exec {PAIR} --confine -- "$@"', "sh")
 
 
 def side_files(name: str, program: str, tests: str) -> dict[str, str]:

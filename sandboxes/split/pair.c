@@ -2,13 +2,15 @@
  * The tests' process and the program's, side by side in one sandbox (docs/guards.md, "Two processes").
  *
  * usage: pair [--may-fork] -- TESTS_ARGV... -- PROGRAM_ARGV...
+ *        pair --confine -- ARGV...      (ARGV in `p/`, confined by Landlock alone: the program's compile)
  * Run in the workspace: the tests run in its `t/`, the program in its `p/`. The tests get fd 3 (calls, written)
  * and fd 4 (replies, read); the program fd 0 (calls) and fd 1 (replies); both share this process's stderr, and the
  * tests its stdout. The program is then confined before its exec:
  *  - Landlock: it may reach everything under `/` except the workspace, and the workspace's `p/`: never `t/`
- *    (the tests' files). Landlock also keeps it from tracing or reading any process outside its domain (the tests',
- *    this one's: /proc/PID/mem, fd, environ), and, where the kernel scopes them (ABI 6), from signalling them or
- *    reaching their abstract sockets.
+ *    (the tests' files). Landlock also keeps it from tracing or attaching to any process outside its domain (the
+ *    tests', this one's: ptrace, /proc/PID/mem, cwd, root, exe, what their descriptors open), and, where the kernel
+ *    scopes them (ABI 6), from signalling them or reaching their abstract sockets. What /proc shows any process of
+ *    the same user (environ, maps, cmdline, status) stays readable: nothing of the tests is put there.
  *  - seccomp, unless --may-fork: no new process (fork, vfork, clone without CLONE_THREAD; clone3 answers ENOSYS,
  *    so threads fall back to clone), no ptrace and no process_vm_readv/writev.
  * Once the tests have exited, the program is killed; this exits as the tests did (128 + N for signal N). A program
@@ -195,6 +197,12 @@ static void describe(int status) {
 }
 
 int main(int argc, char **argv) {
+    if (argc > 3 && strcmp(argv[1], "--confine") == 0 && strcmp(argv[2], "--") == 0) {
+        confine_files();
+        if (chdir(PROGRAM_DIR) != 0) fail(PROGRAM_DIR);
+        execvp(argv[3], argv + 3);
+        fail(argv[3]);
+    }
     int may_fork = 0, i = 1;
     if (i < argc && strcmp(argv[i], "--may-fork") == 0) may_fork = 1, i++;
     if (i >= argc || strcmp(argv[i], "--") != 0) { errno = EINVAL; fail("usage: pair [--may-fork] -- TESTS -- PROGRAM"); }

@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from reward_server.graders import guarded
 from reward_server.graders.function_style import (
     FunctionProgram,
     assemble_program,
@@ -71,7 +70,7 @@ def test_every_guarded_language_guards_its_samples(key: str) -> None:
 
 def test_each_run_gets_a_fresh_marker() -> None:
     cpp = TABLE.resolve("cpp")
-    markers = {function_program(cpp, "", "", (), "int main() { return 0; }\n").marker for _ in range(20)}
+    markers = {function_program(cpp, "long f() {\n", "", (), "int main() { return 0; }\n").marker for _ in range(20)}
     assert len(markers) == 20
 
 
@@ -81,41 +80,32 @@ def test_python_tests_are_a_source_of_their_own_that_the_program_s_lacks() -> No
     python = TABLE.resolve("python")
     prompt = "import math\n\ndef helper():\n    return 2\n\ndef f():\n    \"\"\"doc 0815\"\"\"\n"
     program = function_program(python, prompt, "    return 1\n\ndef g():\n", ["\ndef"],
-                               "assert f() == 1  # tests 4711\n")
-    assert program.source.startswith(prompt + "    return 1\n\n")
-    assert "4711" not in program.source and program.marker not in program.source and "def g" not in program.source
+                               "assert f() == 1  # tests tests-4711-x\n")
+    assert program.source.startswith(python.split.prologue + prompt + "    return 1\n\n")
+    assert "tests-4711-x" not in program.source and program.marker not in program.source
+    assert "def g" not in program.source
     assert program.tests.startswith("import math\n\ndef helper():\n    return 2\n\n")
     assert "return 1" not in program.tests and "0815" not in program.tests
-    assert "4711" in program.tests and program.marker in program.tests
-    assert program.tests.index("def f(*args)") < program.tests.index("4711") < program.tests.index(program.marker)
+    assert "tests-4711-x" in program.tests and program.marker in program.tests
+    tests = program.tests
+    assert tests.index("def f(*args)") < tests.index("tests-4711-x") < tests.rindex(program.marker)
 
 
 def test_tests_no_harness_fits_run_as_multipl_e_assembles_them() -> None:
-    tests = "int entry() { return 0; }\n"      # no main: the C++ harness does not fit
-    program = function_program(TABLE.resolve("cpp"), "int f() {\n", "  return 1;\n}\n", (), tests)
-    assert program == FunctionProgram(assemble_program("int f() {\n", "  return 1;\n}\n", (), tests))
     julia = TABLE.resolve("julia")
-    assert function_program(julia, "p", "c", (), "t").marker == ""
+    assert function_program(julia, "p", "c", (), "t") == FunctionProgram("pc\nt")
 
 
-def test_cpp_tests_get_a_unit_of_their_own_that_the_program_s_source_lacks() -> None:
-    """MultiPL-E's layout: the program's source is the prompt, the completion and the brace the tests begin with; the
-    tests' file has the prompt's declarations in place of the program; nothing of the tests is in the source."""
+def test_cpp_s_program_side_ends_with_the_brace_its_tests_begin_with() -> None:
+    """MultiPL-E's layout: the completion leaves the function open and the tests close it (the split's
+    program_end): the program's side gets that brace, the tests' side the stub in the function's place."""
     cpp = TABLE.resolve("cpp")
     prompt = "#include<bits/stdc++.h>\nlong add(long x, long y) {\n"
     tests = "}\nint main() {\n    assert(add(2, 3) == 5); // tests 4711\n}\n"
     program = function_program(cpp, prompt, "    return x + y;\n}\nint main() {", ["\n}"], tests)
-    assert program.source == prompt + "    return x + y;\n}\n"
-    assert program.compile == cpp.harness[0].compile and program.compile != cpp.compile
-    [(name, unit)] = program.files.items()
-    assert name == "tests.cpp" and program.marker in unit and "4711" in unit
-    assert unit.startswith(prompt[:-3] + '  __attribute__((visibility("protected")));\n')
-    assert "return x + y" not in unit and "4711" not in program.source and program.marker not in program.source
-
-
-def test_cpp_prompts_that_open_no_function_keep_one_unit() -> None:
-    program = function_program(TABLE.resolve("cpp"), "", "long f() { return 1; }\n", (), "int main() { return 0; }\n")
-    assert (program.files, program.compile) == ({}, ()) and program.marker in program.source
+    assert program.source.startswith(prompt + "    return x + y;}")
+    assert "4711" not in program.source and program.marker not in program.source
+    assert "4711" in program.tests and "return x + y" not in program.tests
 
 
 def test_a_rewrite_applies_once_and_literally() -> None:
@@ -127,15 +117,16 @@ def test_a_rewrite_applies_once_and_literally() -> None:
     assert harnessed(Harness(when="entry", epilogue="x"), "p\n", "tests\n", "m") is None
 
 
-@pytest.mark.parametrize("key", ["lua", "r"])
-def test_lua_and_r_tests_travel_on_stdin_to_their_loader(key: str) -> None:
-    """MultiPL-E's luaunit tests (`os.exit(lu.LuaUnit.run())`) and R's alike: the source is the loader alone."""
-    tests = "lu = require('luaunit')\nfunction test_humaneval()\n    lu.assertEquals(f(), 4711)\nend\n" \
-            "os.exit(lu.LuaUnit.run())\n"
-    program = function_program(TABLE.resolve(key), "f <- function() {\n", "  1\n}\n", (), tests)
-    assert program.source == guarded.loader(key)
+SPLIT = sorted(lang.key for lang in TABLE if lang.split is not None)
+
+
+@pytest.mark.parametrize("key", SPLIT)
+def test_a_split_program_s_source_holds_neither_its_tests_nor_the_marker(key: str) -> None:
+    sample = load_samples()[key].function
+    tests = sample.tests + "\n" + TABLE.resolve(key).comment.format("tests 4711")
+    program = function_program(TABLE.resolve(key), sample.prompt, sample.completion, (), tests)
+    assert "4711" in program.tests and program.marker in program.tests
     assert "4711" not in program.source and program.marker not in program.source
-    assert program.stdin.endswith(tests)
 
 
 @pytest.mark.parametrize(("harness", "message"), [

@@ -169,9 +169,7 @@ class Supervisor:
         mounts = ["--bind", str(path / "box"), SANDBOX_DIR, "--bind", str(path / "tmp"), "/tmp"]
         if artifact_tree is not None:
             mounts += ["--ro-bind", str(artifact_tree), ARTIFACTS_MOUNT]
-        mounts += ["--ro-bind", self.commands.launcher, REAPER]
-        if step.argv[0] == PAIR:
-            mounts += ["--ro-bind", self.commands.pair, PAIR]
+        mounts += ["--ro-bind", self.commands.launcher, REAPER, "--ro-bind", self.commands.pair, PAIR]
         argv = [REAPER, "--reap", which(step.argv[0]) or step.argv[0], *step.argv[1:]]
         return self.commands.sandbox(
             meter.join, list(self.rlimits(slot, step, forked=False).values()), slot.uid,

@@ -3,10 +3,8 @@
 def _rs_serve(function):
     import builtins
     import os
-    import sys
-    calls, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)                   # what the program prints goes to stderr, never among the replies
-    sys.stdout = sys.stderr
+    # the prologue's, taken before the program's first line: what it prints goes to stderr, what it reads is empty
+    calls, replies = os.fdopen(_rs_calls, "rb"), os.fdopen(_rs_replies, "wb")
     while (tag := calls.read(1)) == b"C":
         count = int(_rs_number(calls, b":"))
         args = [_rs_read(calls) for _ in range(count)]

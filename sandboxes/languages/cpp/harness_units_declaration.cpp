@@ -1,1 +1,0 @@
- __attribute__((visibility("protected")));

@@ -1,1 +1,0 @@
-(), reward_tests_status_{0}).value); }

@@ -1,1 +1,0 @@
-int main() { return reward_tests_done_(([&]() {
