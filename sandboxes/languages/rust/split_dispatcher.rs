@@ -1,5 +1,3 @@
-}
-
 @@codec@@
 /// The program's side: each call read from fd 0, the function called, its result written on fd 1.
 fn main() {
