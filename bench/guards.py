@@ -1,13 +1,13 @@
 """What the reward guards cost per run, as a ratio against the unguarded program measured in the same run.
 
-For each workload the same programs go through the server twice: function style (guarded: Python's loader with
-its assert guards, another language's end-of-tests harness) and as the plain MultiPL-E program
+For each workload the same programs go through the server twice: function style (its tests in a process of their own
+where the language has a split, else under its end-of-tests harness) and as the plain MultiPL-E program
 (prompt + completion + "\\n" + tests) graded as a stdin/stdout program with empty stdin, which is exactly what ran
 before the guards. Rounds alternate; the best rate of each side counts.
 
 1. python: HumanEval's 164 canonical solutions with their check() tests.
 2. any other language key (javascript, cpp, lua, ...): its sample's function, N distinct copies.
-3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, in each unit),
+3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, on each side),
    N distinct copies.
 4. php: MultiPL-E's own PHP add($x, $y) (HumanEval_53), N distinct copies.
 

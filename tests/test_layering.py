@@ -44,6 +44,8 @@ def layer_imports() -> dict[str, dict[str, set[str]]]:
     graph: dict[str, dict[str, set[str]]] = {layer: {} for layer in PACKAGES}
     for top in ("sandboxes", "benchmarks", "reward_server", "trainers", "integrations", "reward_server_tasks"):
         for path in (ROOT / top).rglob("*.py"):
+            if path.parent.parent == ROOT / "sandboxes" / "languages":    # a language's own files: data, no module
+                continue
             module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
             source = layer_of(module)
             for name in imported_modules(path):

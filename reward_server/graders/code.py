@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from benchmarks.call_values import KINDS
-from reward_server.graders import call_based, end_marker, guarded, split_tests
+from reward_server.graders import call_based, end_marker, split_tests
 from reward_server.graders.checkers import Check, Checkers, CheckerSpec, Member, References
 from reward_server.graders.comparators import Comparator, compare, stdin_for
 from reward_server.graders.extraction import ExtractionStyle, extract_code
@@ -107,9 +107,6 @@ def decide(tests: list[TestGrade]) -> TestGrade | None:
 
 class CodeGrader:
     def __init__(self, table: LanguageTable, pool: SandboxPool) -> None:
-        unknown = sorted(f"{lang.key}: {lang.guard}" for lang in table if lang.guard and not guarded.exists(lang.guard))
-        if unknown:
-            raise ValueError(f"the language table names guards that do not exist: {unknown}")
         for lang in table:
             if lang.call_harness is not None and set(lang.call_harness.values) - set(KINDS):
                 raise ValueError(f"{lang.key}: call harness values must be among {KINDS}")
@@ -165,7 +162,7 @@ class CodeGrader:
     async def _program(language: Language, code: str, job: CodeJob) -> _Program:
         if job.tests:
             program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
-            return _Program(program.source, [program.stdin], [None], program.files, program.marker,
+            return _Program(program.source, [""], [None], program.files, program.marker,
                             compile=program.compile, tests=program.tests or None)
         if job.function_name:
             size = sum(len(stdin) + len(expected) for stdin, expected in job.io_tests)

@@ -5,10 +5,10 @@ A completion sampled elsewhere (e.g. by vLLM without those stops) may run on pas
 so it is cut here at the earliest occurrence of any stop token, which is what generating with
 them would have produced. Empty stop tokens are ignored: they would cut everything.
 
-Exit 0 is not enough to pass (docs/guards.md): the program we run also writes a fresh end-of-tests marker to
-stderr once the tests have run to the end, by the language table's `harness` (text around, and rewrites in, the
-tests) or its `guard` (a module here that runs program and tests itself). A language with neither, or tests that
-none of its harnesses fits, runs the plain MultiPL-E program, unguarded. A harness with a `tests_file` gives the
+Where the language has a split (split_tests.py), the tests run in a process of their own. Else exit 0 is not enough to
+pass (docs/guards.md): the program we run also writes a fresh end-of-tests marker to stderr once the tests have run to
+the end, by the language table's `harness` (text around, and rewrites in, the tests). A language with none, or tests
+that none of its harnesses fits, runs the plain MultiPL-E program, unguarded. A harness with a `tests_file` gives the
 tests a translation unit of their own, which its compile builds with the program's: the program's source is then
 the prompt and the completion alone (and the brace the tests begin with), the tests' file the prompt's
 declarations and the harnessed tests, so that nothing the program defines reaches the tests.
@@ -17,11 +17,9 @@ declarations and the harnessed tests, so that nothing the program defines reache
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import re
 from collections.abc import Sequence
 
-from reward_server.graders import guarded
 from reward_server.graders.end_marker import fill, new_marker
 from reward_server.graders.split_tests import split_program
 from sandboxes.languages import Harness, Language
@@ -32,7 +30,6 @@ ENTRY = "{entry}"   # in a harness's declaration: the prompt's function, as its 
 @dataclasses.dataclass(frozen=True)
 class FunctionProgram:
     source: str
-    stdin: str = ""
     marker: str = ""        # what stderr must carry after exit 0; "" when unguarded
     files: dict[str, str] = dataclasses.field(default_factory=dict)   # beside the source: the tests' own unit
     compile: tuple[str, ...] = ()   # what builds the source and files, in place of the language's compile; ()
@@ -57,7 +54,7 @@ def assemble_program(prompt: str, completion: str, stop_tokens: Sequence[str], t
 def function_program(language: Language, prompt: str, completion: str, stop_tokens: Sequence[str],
                      tests: str) -> FunctionProgram:
     """What to run for one function-style candidate: the tests in a process of their own where the language has a
-    split, else guarded where the language table says how. Raises split_tests.EntryNotFound."""
+    split, else under the first of its harnesses that fits the tests. Raises split_tests.EntryNotFound."""
     marker = new_marker()
     if language.split is not None:
         cut = cut_at_stop_tokens(completion, stop_tokens)
@@ -70,15 +67,6 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
             harnessed_tests, marker = tests, ""
         sides = split_program(language, prompt, cut, harnessed_tests, marker)
         return FunctionProgram(sides.program, marker=marker, tests=sides.tests)
-    if language.guard:
-        cut = cut_at_stop_tokens(completion, stop_tokens)
-        if language.guard_source:
-            extension = pathlib.PurePath(language.source_file).suffix
-            source, stdin, files = guarded.prepare_compiled(language.guard, language.guard_source, extension, prompt,
-                                                            cut, tests, marker)
-            return FunctionProgram(source, stdin, marker, files)
-        source, stdin = guarded.prepare(language.guard, prompt, cut, tests, marker)
-        return FunctionProgram(source, stdin, marker)
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:
         if harness.tests_file:

@@ -9,10 +9,12 @@ from sandboxes.languages.model import (
     Language,
     PrecompiledHeaders,
     Release,
+    Split,
     language_from_entry,
     script_command,
 )
 from sandboxes.languages.table import LanguageTable, UnknownLanguage
 
 __all__ = ["LANGUAGES_DIR", "NATIVE_CHECKER", "SCRIPT", "CallHarness", "Harness", "Language", "LanguageFolderError",
-           "LanguageTable", "PrecompiledHeaders", "Release", "UnknownLanguage", "language_from_entry", "script_command"]
+           "LanguageTable", "PrecompiledHeaders", "Release", "Split", "UnknownLanguage", "language_from_entry",
+           "script_command"]

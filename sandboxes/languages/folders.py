@@ -1,7 +1,7 @@
 """Reading a language's folder (schema.toml says what it holds) into the flat entry model.py checks.
 
 Each field must sit in its section, as schema.toml places it, so that a folder reads the same way for every language;
-the files a folder's entry names (guard source, harness parts, call-harness template, compile script) are read here,
+the files a folder's entry names (split templates, harness parts, call-harness template, compile script) are read here,
 so a `Language` carries their text and needs no file at run time. A compiler snapshot script stays a file: Node runs it.
 """
 
@@ -23,7 +23,7 @@ SECTION_FIELDS: dict[str, frozenset[str]] = {
     "install": frozenset({"packages", "docker_image", "release", "setup"}),
     "speedups": frozenset({"warm_imports", "precompiled_headers", "class_archive", "compiler_snapshot",
                            "run_class_archive"}),
-    "grading": frozenset({"guard", "guard_source", "checker", "harness", "split", "call_harness"}),
+    "grading": frozenset({"checker", "harness", "split", "call_harness"}),
 }
 _HARNESS_FIELDS = frozenset({"when", "substitute", "rewrite", "replacement", "prologue", "epilogue", "tests_file",
                              "declare", "declaration", "program_end", "compile_script"})
@@ -65,8 +65,6 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
         if "compile" in entry:
             raise LanguageFolderError(f"language {folder.name}: compile and compile_script both")
         entry["compile"] = list(script_command(_read(folder, entry.pop("compile_script"))))
-    if "guard_source" in entry:
-        entry["guard_source"] = _read(folder, entry["guard_source"])
     if entry.get("checker", NATIVE_CHECKER) != NATIVE_CHECKER:
         entry["checker"] = _read(folder, entry["checker"])
     if "harness" in entry:

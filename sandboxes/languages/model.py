@@ -138,8 +138,6 @@ class Language:
     compiler_snapshot: str | None = None         # a Node compiler's snapshot script, a file of the language's folder
     run_class_archive: str | None = None         # how the run command takes a JVM flag ("{}"): archived classes
     # [grading]
-    guard: str = ""                 # function style: a guard of sandboxes/guards runs program and tests instead
-    guard_source: str = ""          # a compiled language's: the run's source around the guard's loader ({loader})
     checker: str = ""               # NATIVE_CHECKER, or the wrapper (its text) checkers run under; "": none here
     harness: tuple[Harness, ...] = ()  # function style: proof that the tests ran to the end, per layout
     split: Split | None = None      # function style: the tests in a process of their own; None: in the program's
@@ -214,8 +212,6 @@ def language_from_entry(key: str, entry: dict) -> Language:
             _check_class_archive(key, entry, field)
     if "compiler_snapshot" in values:
         _check_compiler_snapshot(key, entry)
-    if entry.get("guard_source") and not (entry.get("guard") and "compile" in entry):
-        raise ValueError(f"language {key}: a guard_source needs a guard and a compile command")
     if "harness" in values:
         values["harness"] = tuple(_harness_from_toml(key, harness) for harness in values["harness"])
     if "release" in values:
@@ -224,8 +220,6 @@ def language_from_entry(key: str, entry: dict) -> Language:
         values["call_harness"] = _call_harness_from_toml(key, values["call_harness"])
     if "split" in values:
         values["split"] = _split_from_toml(key, values["split"])
-        if entry.get("guard"):
-            raise ValueError(f"language {key}: a split and a guard both (its tests run one way)")
     return Language(key=key, **values)
 
 

@@ -13,7 +13,8 @@
  *    the same user (environ, maps, cmdline, status) stays readable: nothing of the tests is put there.
  *  - seccomp, unless --may-fork: no new process (fork, vfork, clone without CLONE_THREAD; clone3 answers ENOSYS,
  *    so threads fall back to clone), no ptrace and no process_vm_readv/writev.
- * Once the tests have exited, the program is killed; this exits as the tests did (128 + N for signal N). A program
+ * Once the tests have exited, the program is killed; this exits as the tests did (128 + N for signal N; 1 for
+ * SIGKILL, which the program may have sent). A program
  * that fails first is said so on stderr (PROGRAM_ENDED), with how. A failure to set up exits 125
  * (the sandbox's, not the program's: nothing of the program has run), and so does a child that could not be started.
  * Built by the backends at start: gcc -O2 -static.
@@ -230,6 +231,13 @@ int main(int argc, char **argv) {
             tests_status = status, tests_ended = 1;
             kill(program_pid, SIGKILL);
         }
+    }
+    /* The tests killed by SIGKILL: where the kernel does not scope signals (Landlock ABI < 6) the program may have sent
+     * it, so it is the tests' failure (exit 1), never a sandbox death that runs the step again with the program's
+     * files from this try still in p/; the OOM killer's is the memory cgroup's count, which the policy reads first. */
+    if (WIFSIGNALED(tests_status) && WTERMSIG(tests_status) == SIGKILL) {
+        fprintf(stderr, "pair: the tests were killed (SIGKILL)\n");
+        return 1;
     }
     return WIFSIGNALED(tests_status) ? 128 + WTERMSIG(tests_status) : WEXITSTATUS(tests_status);
 }

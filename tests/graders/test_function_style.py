@@ -57,7 +57,7 @@ def test_no_stop_tokens_keeps_the_completion() -> None:
 # The end-of-tests harnesses (docs/guards.md): program text only here; tests/test_reward_hacks.py runs them.
 
 TABLE = load_table()
-GUARDED = sorted(lang.key for lang in TABLE if lang.harness or lang.guard)
+GUARDED = sorted(lang.key for lang in TABLE if lang.harness)
 
 
 @pytest.mark.parametrize("key", GUARDED)
@@ -65,7 +65,7 @@ def test_every_guarded_language_guards_its_samples(key: str) -> None:
     sample = load_samples()[key].function
     program = function_program(TABLE.resolve(key), sample.prompt, sample.completion, (), sample.tests)
     assert re.fullmatch(r"[0-9a-f]{32}", program.marker)
-    assert program.marker in program.source + program.stdin + "".join(program.files.values()) + program.tests
+    assert program.marker in program.source + "".join(program.files.values()) + program.tests
 
 
 def test_each_run_gets_a_fresh_marker() -> None:

@@ -6,12 +6,8 @@ from __future__ import annotations
 import ast
 import re
 
-import pytest
-
-from reward_server.graders import guarded
 from sandboxes.backends.process import limits, zygote
 from sandboxes.backends.process.backend import LAUNCHER_SOURCE, ZYGOTE_SOURCE
-from sandboxes.guards import python as guard_loader
 
 
 def _constants(source: str) -> dict[str, object]:
@@ -40,17 +36,6 @@ def test_the_zygote_finds_its_init_where_the_server_binds_it() -> None:
               if name in ("SCRIPT_DIR", "INIT")}
     assert inside == {"SCRIPT_DIR": zygote.SCRIPT_DIR, "INIT": zygote.INIT}
     assert zygote.SCRIPT.startswith(zygote.SCRIPT_DIR + "/")
-
-
-@pytest.mark.parametrize(("prompt", "completion", "tests"), [
-    ("def f(x):\n", "    return x\n", "assert f(1) == 1\n"),
-    ("", "print('é ✓ 😀 \\n')\n\n\n", "\n"),
-    ("# a line\r\n", "x = 1  # no newline at the end", "assert x == 1"),
-])
-def test_the_python_guard_reads_what_the_grader_writes(prompt: str, completion: str, tests: str) -> None:
-    source, stdin = guarded.prepare("python", prompt, completion, tests, "MARK-123")
-    assert source == guarded.loader("python")
-    assert guard_loader.read_request(stdin.encode()) == ("MARK-123", prompt, prompt + completion, tests)
 
 
 def test_the_runs_init_is_born_blocking_the_signals_it_waits_for() -> None:

@@ -174,10 +174,11 @@ def test_every_language_folder_holds_only_what_its_entry_names(table: LanguageTa
 def _file_names(sections: dict) -> set[str]:
     run, speedups, grading = (sections.get(name, {}) for name in ("run", "speedups", "grading"))
     names = {run.get("compile_script"), speedups.get("compiler_snapshot"),
-             grading.get("guard_source"), grading.get("call_harness", {}).get("template"),
+             grading.get("call_harness", {}).get("template"),
              grading.get("checker") if grading.get("checker") != NATIVE_CHECKER else None}
     for layout in grading.get("harness", []):
         names |= {layout.get(part) for part in ("replacement", "prologue", "epilogue", "declaration", "compile_script")}
+    names |= {grading.get("split", {}).get(part) for part in ("stub", "dispatcher", "codec", "prologue")}
     return names - {None}
 
 
@@ -190,5 +191,5 @@ def test_the_readme_has_a_row_for_every_language_and_its_aliases(table: Language
     assert sorted(cells) == sorted(language.key for language in table)
     for language in table:
         aliases = [alias.strip() for alias in cells[language.key][2].split(",") if alias.strip()]
-        guard = "guard" if language.guard else "harness" if language.harness else "none"
+        guard = "split" if language.split else "harness" if language.harness else "none"
         assert (aliases, cells[language.key][-2].strip()) == (list(language.aliases), guard), language.key

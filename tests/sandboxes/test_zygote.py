@@ -11,7 +11,6 @@ import signal
 
 import pytest
 
-from reward_server.graders import guarded
 from sandboxes.backends.process.backend import ProcessBackend
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.results import Limits, RunStatus
@@ -113,18 +112,6 @@ async def test_a_program_ends_as_it_does_in_a_fresh_process(zygote_backend, spaw
 
 
 @pytest.mark.asyncio
-async def test_the_guard_snapshots_the_modules_a_fresh_process_has(zygote_backend, spawn_backend, python) -> None:
-    """The loader trusts the classes of the modules loaded before the program: the zygote's imports add none."""
-    completion = "    import sys\n    print(sorted(sys.modules), file=sys.stderr)\n    return 1\n"
-    prompt = "from typing import List\ndef f() -> int:\n"
-    source, stdin = guarded.prepare("python", prompt, completion, "f()\n", "m" * 32)
-    forked = await run(zygote_backend, python, source, LIMITS, stdin.encode())
-    spawned = await run(spawn_backend, python, source, LIMITS, stdin.encode())
-    assert forked.status is spawned.status is RunStatus.OK, (forked, spawned)
-    assert forked.stderr == spawned.stderr
-
-
-@pytest.mark.asyncio
 async def test_a_killed_zygote_is_replaced_and_the_next_candidate_passes(zygote_backend, python) -> None:
     assert (await run(zygote_backend, python, "print('warm')", LIMITS, slot=1)).stdout == b"warm\n"
     doomed = zygote_pid(zygote_backend, 1)
@@ -175,7 +162,7 @@ print(found)
 
 @pytest.mark.asyncio
 async def test_no_program_s_source_reaches_its_slot_s_later_runs(zygote_backend, python) -> None:
-    """The zygote never reads a program (only the guard's loader, from its trusted copy): a forked run holds a copy
+    """The zygote never reads a program: a forked run holds a copy
     of the zygote's memory, where an earlier candidate of the slot (a sibling of the same prompt) would be found."""
     for stdin in (b"1", b"2"):      # run twice, as a program of several tests is
         ran = await run(zygote_backend, python, SIBLING, LIMITS, stdin, slot=1)

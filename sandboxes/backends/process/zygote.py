@@ -25,7 +25,7 @@ from sandboxes.backends.process.child import Child
 
 log = logging.getLogger(__name__)
 
-SCRIPT_DIR = "/tmp"                  # where its program, the runs' init (run_init.c) and a guard's module are bound
+SCRIPT_DIR = "/tmp"                  # where its program and the runs' init (run_init.c) are bound
 SCRIPT = f"{SCRIPT_DIR}/zygote.py"   # in the sandbox (its sys.path[0]); each run's /tmp hides them
 INIT = f"{SCRIPT_DIR}/run-init"
 CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_SYS_RESOURCE")   # in its own user namespace only

@@ -13,15 +13,14 @@ stderr. For each it starts
   its standard streams, and the interpreter as `python3 main.py` has it when the program starts: a fresh __main__,
   sys.argv, sys.path[0], and sys.modules as at start-up. A program that imports a module imported here gets that
   module, as it was, along with the modules its import loaded (what a fresh import would have loaded), and nothing
-  more: the Python guard trusts exactly the modules a fresh process would have loaded (docs/guards.md).
+  more.
 The zygote runs no program code itself; a run cannot see it (pid namespace), trace it (not dumpable, and it holds
 capabilities the run lacks) nor change what it keeps, so every run starts from the same pristine state. It blocks
 user namespaces for everything under it, as bubblewrap's --disable-userns does.
 
 What differs from a fresh `python3 main.py`: getppid() is 0, not 1; the program's frame has this module's frame as
 caller; sys.meta_path starts with the finder of the modules imported here; the str hash seed is the zygote's;
-objects from start-up are frozen out of the garbage collector (gc.freeze); the guard's loader may come compiled
-(LoaderCode: the same code object the run's compile would make); and finalisation is the observable part of
+objects from start-up are frozen out of the garbage collector (gc.freeze); and finalisation is the observable part of
 Python's own (threads joined, atexit handlers, std streams flushed, the program's __main__ cleared and collected)
 followed by _exit: a full one would touch, and so copy, every page of the zygote's heap.
 
@@ -99,11 +98,6 @@ class WarmModules:
     def exec_module(self, module):
         module.__spec__ = self.specs[module.__name__]   # importlib set ours
 
-    def forget(self, name):
-        """Serve `name` no more in this run: a guard takes its own module before the program runs, out of its reach."""
-        self.modules.pop(name, None)
-        self.specs.pop(name, None)
-
 
 MODULES, IMPORTS = warm_up(sys.argv[1:])
 
@@ -114,8 +108,6 @@ import json  # noqa: E402
 import resource  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
-import stat  # noqa: E402
-import warnings  # noqa: E402
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
@@ -156,63 +148,6 @@ class CapData(ctypes.Structure):
 # so copy pages of) what ctypes builds for it.
 LIBC.capset.argtypes = [ctypes.POINTER(CapHeader), ctypes.POINTER(CapData)]
 NO_CAPABILITIES = (CapHeader(CAPABILITY_VERSION_3, 0), (CapData * 2)())
-
-
-class LoaderCode:
-    """The code of the language's guard loader, which every guarded run's source file is: compiled here once per name
-    the runs give it, so that they skip the compile. It is the one source the zygote compiles, read from the trusted
-    copy bound beside this file, never from a workspace: the zygote's heap is every later run's (a forked program
-    holds a copy of its memory), so no program's text, nor its tests, may ever pass through it, where the next
-    candidate of the slot (a sibling of the same prompt) could read it. A compile that warns or fails is left to the
-    run, which must show that."""
-
-    UNUSABLE = object()
-
-    def __init__(self, modules):
-        self.text = None
-        for name in modules:        # the warm imports and the guard's module: only the guard's is bound here
-            try:
-                with open(f"{SCRIPT_DIR}/{name}.py", "rb") as file:
-                    self.text = file.read()
-            except OSError:
-                continue
-        self.codes = {}
-
-    def code(self, filename):
-        """The loader's code as a run names its source file, `filename`; None where there is no guard."""
-        if self.text is None:
-            return None
-        code = self.codes.get(filename)
-        if code is None:
-            code = self.codes[filename] = self.compile(filename)
-        return None if code is self.UNUSABLE else code
-
-    def compile(self, filename):
-        """Compile as the run would; a warning that the run would show makes the code unusable. (The filters stay as
-        they are: the C side of the warnings module keeps the last list it saw, and a run has no warnings module.)"""
-        shown, show = [], warnings.showwarning
-        warnings.showwarning = lambda *args, **kwargs: shown.append(args)
-        sys.modules["warnings"] = warnings      # where the C side looks for showwarning
-        try:
-            code = compile(self.text, filename, "exec", dont_inherit=True)
-        except Exception:  # the run compiles it again and reports what this raised
-            return self.UNUSABLE
-        finally:
-            warnings.showwarning = show
-            del sys.modules["warnings"]
-        return self.UNUSABLE if shown else code
-
-    def runs(self, path):
-        """Whether the run's own source file (read in its process, after the fork) is the loader."""
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return False
-        try:
-            info = os.fstat(fd)
-            return stat.S_ISREG(info.st_mode) and info.st_size == len(self.text) and read_all(fd) == self.text
-        finally:
-            os.close(fd)
 
 
 class SetupError(Exception):
@@ -265,7 +200,7 @@ def show_command_line(argv):
     ctypes.memmove(start, text.ljust(room, b"\0"), room)
 
 
-def program(request, fds, report, code, loader):
+def program(request, fds, report):
     """The program's process (pid 2 of the run's pid namespace), up to its first line: its mount and IPC namespaces,
     limits, no privileges, its streams and a fresh interpreter."""
     workspace = f"{SANDBOX}/{request['workspace']}"
@@ -288,8 +223,6 @@ def program(request, fds, report, code, loader):
     argv, script = request["argv"], request["script"]
     show_command_line(argv)
     path = f"{SANDBOX}/{argv[script]}"
-    if code is not None and not loader.runs(path):
-        code = None
     sys.orig_argv = list(argv)
     sys.argv = argv[script:]
     sys.path[0] = SANDBOX
@@ -309,14 +242,13 @@ def program(request, fds, report, code, loader):
     os.write(report, b"S")
     CTRL.detach()
     os.closerange(3, 1 << 20)
-    return main, path, code
+    return main, path
 
 
 def serve():
     """Start a run per request; answer with how its program ended. Returns only in a program's process."""
     ctrl = CTRL
     own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-    loader = LoaderCode(sys.argv[1:])
     ctrl.send(b"ready")
     while True:
         message, fds = receive(ctrl)
@@ -326,8 +258,6 @@ def serve():
             os.set_inheritable(fd, False)
         fds, groups = fds[:STD_FDS], fds[STD_FDS:]
         request = json.loads(message)
-        script = request["argv"][request["script"]]
-        code = loader.code(f"{SANDBOX}/{script}")
         report_r, report = os.pipe()
         init = pid = None
         try:
@@ -345,7 +275,7 @@ def serve():
         if pid == 0:
             try:
                 os.close(report_r)
-                return program(request, fds, report, code, loader)
+                return program(request, fds, report)
             except BaseException as e:  # whatever stops the setup, the run never started
                 os.write(report, f"{type(e).__name__}: {e}".encode(errors="replace"))
                 os._exit(1)
@@ -493,14 +423,11 @@ sys.path_importer_cache.pop(SCRIPT_DIR, None)
 del _name
 gc.collect()
 gc.freeze()
-MAIN, PATH, _code = serve()
+MAIN, PATH = serve()
 _uncaught = None
-try:
-    if _code is None:      # parsed from the file, as `python3 main.py` does (a NUL byte ends a line there)
-        PYTHON_API.PyRun_FileExFlags(LIBC.fopen(PATH.encode(), b"rb") or _unreadable(PATH), PATH.encode(),
-                                     PY_FILE_INPUT, vars(MAIN), vars(MAIN), 1, None)
-    else:
-        exec(_code, vars(MAIN))
+try:   # parsed from the file, as `python3 main.py` does (a NUL byte ends a line there)
+    PYTHON_API.PyRun_FileExFlags(LIBC.fopen(PATH.encode(), b"rb") or _unreadable(PATH), PATH.encode(),
+                                 PY_FILE_INPUT, vars(MAIN), vars(MAIN), 1, None)
 except SystemExit as _exit:
     finish(exit_status(_exit.code))
 except BaseException as _error:

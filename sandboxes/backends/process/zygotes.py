@@ -9,13 +9,12 @@ import logging
 import pathlib
 import resource
 
-from sandboxes import guards
 from sandboxes.backend import SandboxError
 from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
 from sandboxes.backends.process.limits import RLIMITS, LimitsError
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.supervision import Supervisor, sandbox_error
-from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, SCRIPT_DIR, Zygote
+from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import Step
 from sandboxes.results import RunResult
@@ -71,16 +70,12 @@ class Zygotes:
         """A new zygote in the slot, started under the run's memory limit; what it holds becomes resident."""
         slot.set_limits(step.limits, forked=False)
         bytes_before, pids_before = slot.resident_bytes, slot.resident_pids
-        guard_module, guard_mount = [], []
-        if language.guard:      # imported last, so that it sees every module a run may import (sandboxes/guards)
-            guard_module = [guards.zygote_module(language.guard)]
-            guard_mount = ["--ro-bind", str(guards.source(language.guard)), f"{SCRIPT_DIR}/{guard_module[0]}.py"]
         command = self.commands.sandbox(
             slot.limits.resident_join, own_hard_limits(), slot.uid,
             ["--as-pid-1", *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES)],
             ["--bind", str(slot.root), SANDBOX_DIR, "--ro-bind", str(self.script), SCRIPT,
-             "--ro-bind", self.init, INIT, *guard_mount],
-            SANDBOX_DIR, [*prefix, SCRIPT, *language.warm_imports, *guard_module])
+             "--ro-bind", self.init, INIT],
+            SANDBOX_DIR, [*prefix, SCRIPT, *language.warm_imports])
         zygote = await Zygote.start(command, dict(step.env), prefix)
         slot.limits.track(zygote.child.pid)
         try:

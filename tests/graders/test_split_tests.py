@@ -1,0 +1,49 @@
+"""The two sides of a split candidate as text (reward_server/graders/split_tests.py); tests/test_reward_hacks.py and
+each language's guard module run them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from reward_server.graders.split_tests import EntryNotFound, split_program, unsupported
+from sandboxes.languages import Split
+from tests.language_table import load_table
+
+TYPED = Split(entry=r"(?m)^(?P<ret>\w+) (?P<entry>\w+)\((?P<params>[^)]*)\) \{$",
+              stub="STUB @@ret@@ @@entry@@(@@params@@) -> @@names@@ / @@types@@ / @@read@@ @@unsupported@@",
+              dispatcher="DISPATCH @@entry@@ @@codec@@",
+              codec="CODEC", argument=r"(?P<type>.+?)\s+(?P<name>\w+)",
+              each_argument={"read": ("read<@@type@@>(@@index@@)", "; ")})
+
+
+def language(split: Split):
+    return dataclasses.replace(load_table().resolve("cpp"), split=split)
+
+
+def test_both_sides_of_a_typed_declaration() -> None:
+    prompt = "#include <map>\nint helper() { return 1; }\nlong add(std::map<long, long> m, long y) {\n"
+    sides = split_program(language(TYPED), prompt, "  return y;\n}", "TESTS\n", "MARK")
+    assert sides.program == prompt + "  return y;\n}\nDISPATCH add CODEC"
+    assert sides.tests == ("#include <map>\nint helper() { return 1; }\nSTUB long add(std::map<long, long> m, long y) "
+                           "-> m, y / std::map<long, long>, long / read<std::map<long, long>>(0); read<long>(1) "
+                           "MARK unsupported: \nTESTS\n")
+
+
+def test_the_last_declaration_is_the_entry_and_no_arguments_is_none() -> None:
+    prompt = "int first() {\n}\nint second() {\n"
+    sides = split_program(language(TYPED), prompt, "", "", "M")
+    assert sides.tests.startswith("int first() {\n}\nSTUB int second() ->  /  / ")
+
+
+def test_a_prompt_without_its_declaration_is_not_the_program_s_fault() -> None:
+    with pytest.raises(EntryNotFound):
+        split_program(language(TYPED), "// no function here\n", "", "", "M")
+    with pytest.raises(EntryNotFound, match="cannot read the argument"):
+        split_program(language(TYPED), "int f(long) {\n", "", "", "M")
+
+
+def test_only_the_marker_s_own_notice_says_unsupported() -> None:
+    assert unsupported("noise\nMARK unsupported: a function argument\nmore", "MARK") == "a function argument"
+    assert unsupported(" unsupported: forged by the program\n", "MARK") is None
