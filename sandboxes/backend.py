@@ -52,6 +52,11 @@ class SandboxError(Exception):
     """The sandbox itself failed (not the program): maps to an INFRA verdict upstream."""
 
 
+class UnsupportedWorkspace(SandboxError):
+    """The backend cannot lay this workspace out: an external verifier's image takes one source alone, no split and no
+    extra files. The task's shape on this backend, not the program's fault (INFRA_UNSUPPORTED_TEST upstream)."""
+
+
 class SourceNameError(Exception):
     """The program cannot be laid out: the file name its language takes from it (a Java or Scala class named after
     its public type) is longer than a file name may be. Its own fault, as a compiler would say (COMPILE_ERROR

@@ -24,7 +24,7 @@ from reward_server.graders.extraction import ExtractionStyle, extract_code
 from reward_server.graders.function_style import function_program
 from reward_server.graders.runs import RUN_VERDICTS, Unrunnable, describe_run, excerpt, runnable
 from reward_server.verdicts import Verdict
-from sandboxes.backend import SandboxError, SourceNameError
+from sandboxes.backend import SandboxError, SourceNameError, UnsupportedWorkspace
 from sandboxes.languages import Language, LanguageTable
 from sandboxes.pool import SandboxPool
 from sandboxes.results import Limits, RunResult, RunStatus
@@ -150,6 +150,8 @@ class CodeGrader:
             verdict, detail, tests = Verdict.INFRA_DEADLINE, str(exc), []
         except Overloaded as exc:
             verdict, detail, tests = Verdict.INFRA_OVERLOADED, str(exc), []
+        except UnsupportedWorkspace as exc:
+            verdict, detail, tests = Verdict.INFRA_UNSUPPORTED_TEST, str(exc), []
         except SourceNameError as exc:   # the program's own file cannot be written: as a compiler would refuse it
             verdict, detail, tests = Verdict.COMPILE_ERROR, str(exc), []
         except SandboxError as exc:

@@ -77,7 +77,8 @@ def as_external(lock: ImageLock, key: str, reference: str) -> ImageLock:
 
 @pytest.mark.asyncio
 async def test_backend_speaks_agnostics_to_an_external_verifier(start_backend, table, lock, tmp_path) -> None:
-    """Pinned as an external Agnostics verifier (protocol "agnostics"), lua grades exactly as with our runner."""
+    """Pinned as an external Agnostics verifier (protocol "agnostics"), lua grades exactly as with our runner, but for
+    function-style tests, which run in a process of their own: the verifier takes one source (unsupported there)."""
     external = ImageLock({"lua": dataclasses.replace(lock.images["lua"], protocol="agnostics")})
     backend = await start_backend(write_lock(external, tmp_path), warm=1)
     runner = await start_backend(warm=1, warm_languages=["lua"])
@@ -90,8 +91,9 @@ async def test_backend_speaks_agnostics_to_an_external_verifier(start_backend, t
             CodeJob("lua", "while true do end", io_tests=(("", ""),), timeout_s=1)]
     graders = grader_for(backend, table), grader_for(runner, table)
     external_grades, runner_grades = [await asyncio.gather(*(grade(g, j) for j in jobs)) for g in graders]
-    assert [g.verdict for g in external_grades] == [g.verdict for g in runner_grades] == [
-        Verdict.PASS, Verdict.RUNTIME_ERROR, Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS, Verdict.TIMEOUT]
+    stdio = [Verdict.PASS, Verdict.WRONG_ANSWER, Verdict.PASS, Verdict.TIMEOUT]
+    assert [g.verdict for g in runner_grades] == [Verdict.PASS, Verdict.RUNTIME_ERROR, *stdio]
+    assert [g.verdict for g in external_grades] == [Verdict.INFRA_UNSUPPORTED_TEST] * 2 + stdio
     assert [t.verdict for t in external_grades[3].tests] == [Verdict.PASS, Verdict.WRONG_ANSWER]
     # an external verifier does not say what a run used: not measured, unlike our runner's runs
     assert all(t.cpu_s is None and t.peak_memory_bytes is None for t in external_grades[3].tests)

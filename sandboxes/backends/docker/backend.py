@@ -45,6 +45,7 @@ from sandboxes.backend import (
     SandboxError,
     SandboxInfo,
     SlotState,
+    UnsupportedWorkspace,
     build_static,
     compiled_away,
     workspace_files,
@@ -239,7 +240,8 @@ class DockerBackend:
             raise SandboxError(f"{language.key}: {info.reason}")
         pinned = self.lock.images[language.key]
         if (files or data_files or tests is not None) and pinned.protocol == "agnostics":
-            raise SandboxError(f"{language.key}: its image's Agnostics protocol takes the source alone, no extra files")
+            raise UnsupportedWorkspace(f"{language.key}: its image's Agnostics protocol takes the source alone, no "
+                                       "extra files and no tests in a process of their own")
         workdir = workspace_files(language, source, files, data_files, tests)
         self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key))).jobs += 1
         workspace = DockerWorkspace(self, language, source, pinned, workdir,
