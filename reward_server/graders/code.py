@@ -221,8 +221,9 @@ class CodeGrader:
     async def _grade_run(index: int, result: RunResult, expected: Any, comparator: Comparator,
                          program: _Program) -> TestGrade:
         if program.marker:
-            cannot = split_tests.unsupported(result.stderr.decode("utf-8", "replace"), program.marker)
-            if program.tests is not None and cannot is not None:
+            cannot = (split_tests.unsupported(result.stderr.decode("utf-8", "replace"), program.marker)
+                      if program.tests is not None else None)
+            if cannot is not None:
                 return TestGrade.of_run(index, Verdict.INFRA_UNSUPPORTED_TEST, result,
                                         f"the tests pass a value the wire cannot carry: {cannot}")
             finished, stderr = end_marker.take(result.stderr, program.marker)
