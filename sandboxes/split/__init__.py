@@ -28,8 +28,9 @@ def side_files(name: str, program: str, tests: str) -> dict[str, str]:
 
 
 def both_sides(step: Step) -> Step:
-    """The compile step of one side, made the compile of both."""
-    return dataclasses.replace(step, argv=(*BOTH_SIDES, *step.argv))
+    """The compile step of one side, made the compile of both (no compiler of a split language exits 125 of its own:
+    that status is pair's, which could not confine the program's compile)."""
+    return dataclasses.replace(step, argv=(*BOTH_SIDES, *step.argv), setup_failed_exit=SETUP_FAILED)
 
 
 def paired(step: Step, may_fork: bool) -> Step:
