@@ -99,8 +99,17 @@ def compiled_away(language: Language, source: str, files: Mapping[str, str] | No
 
 async def build_static(gcc: str, source: pathlib.Path, target: pathlib.Path, mode: int, *flags: str) -> str:
     """A static binary of ours (it runs in every sandbox and image, whatever their C library) at `target`."""
+    return await _build(gcc, source, target, mode, "-static", *flags)
+
+
+async def build_shared(gcc: str, source: pathlib.Path, target: pathlib.Path) -> str:
+    """A library of ours for the host's own interpreters (the process backend's zygotes load it) at `target`."""
+    return await _build(gcc, source, target, 0o644, "-shared", "-fPIC")
+
+
+async def _build(gcc: str, source: pathlib.Path, target: pathlib.Path, mode: int, *flags: str) -> str:
     build = await asyncio.create_subprocess_exec(
-        gcc, "-O2", "-static", *flags, "-o", str(target), str(source),
+        gcc, "-O2", *flags, "-o", str(target), str(source),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
     _, err = await build.communicate()
     if build.returncode != 0:

@@ -245,6 +245,10 @@ PYTHON_REACH = [
     ("reads the tests' memory", "    import os\n    for pid in sorted(os.listdir('/proc')):\n"
      "        if pid.isdigit() and int(pid) != os.getpid():\n            open(f'/proc/{pid}/mem', 'rb').read(1)\n"
      "    return 0.0\n", TESTS_ABS, "PermissionError"),
+    ("starts a child", "    import os\n    if os.fork() == 0:\n        os._exit(0)\n    return x / 2\n", TESTS_ABS,
+     "PermissionError"),
+    ("runs a command", "    import subprocess\n    subprocess.run(['true'])\n    return x / 2\n", TESTS_ABS,
+     "PermissionError"),
 ]
 PYTHON_HONEST = [
     ("abs", "    return x / 2\n", TESTS_ABS),

@@ -37,3 +37,13 @@ def paired(step: Step, may_fork: bool) -> Step:
     """The run step of one side, made the run of the tests against the program."""
     return dataclasses.replace(step, argv=(PAIR, *(("--may-fork",) if may_fork else ()), "--", *step.argv, "--",
                                            *step.argv), setup_failed_exit=SETUP_FAILED)
+
+
+def unpaired(step: Step) -> tuple[Step, bool] | None:
+    """A paired run's side (both sides run the same command) and whether it may fork; None for a step not paired.
+    A backend that starts both sides itself (the process backend's zygote) runs this instead of pair."""
+    if step.argv[0] != PAIR:
+        return None
+    may_fork = step.argv[1] == "--may-fork"
+    sides = step.argv[2 + may_fork:]
+    return dataclasses.replace(step, argv=sides[:len(sides) // 2]), may_fork

@@ -17,7 +17,8 @@
  * SIGKILL, which the program may have sent). A program
  * that fails first is said so on stderr (PROGRAM_ENDED), with how. A failure to set up exits 125
  * (the sandbox's, not the program's: nothing of the program has run), and so does a child that could not be started.
- * Built by the backends at start: gcc -O2 -static.
+ * Built by the backends at start: gcc -O2 -static; the process backend also builds it as a library whose
+ * confine_files and confine_processes its Python zygote calls in a split's two forks (zygote_main.py).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -98,7 +99,7 @@ static void allow(int ruleset, const char *path, __u64 rights) {
 }
 
 /* Everything under / but the workspace (the working directory), and the workspace's PROGRAM_DIR. */
-static void confine_files(void) {
+void confine_files(void) {
     int abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1) fail("Landlock is not available");
     struct ruleset_attr attr = {.handled_access_fs = fs_rights(abi),
@@ -130,7 +131,7 @@ static void confine_files(void) {
 #define DENY(nr, errno_value) \
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (errno_value))
 
-static void confine_processes(void) {
+void confine_processes(void) {
     struct sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 #if defined(__x86_64__)

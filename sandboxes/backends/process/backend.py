@@ -48,7 +48,15 @@ import shutil
 from collections.abc import AsyncIterator, Mapping, Sequence
 
 from sandboxes import split
-from sandboxes.backend import LimitsInfo, SandboxError, SandboxInfo, build_static, compiled_away, workspace_files
+from sandboxes.backend import (
+    LimitsInfo,
+    SandboxError,
+    SandboxInfo,
+    build_shared,
+    build_static,
+    compiled_away,
+    workspace_files,
+)
 from sandboxes.backends.process.artifact_builds import ArtifactBuilds
 from sandboxes.backends.process.command import Commands, which
 from sandboxes.backends.process.host import choose
@@ -130,18 +138,19 @@ class ProcessBackend:
         self._root = self._instance.path
         try:
             self.mechanism = choose(self.limits_choice, self._root.name)
-            launcher, run_init, pair = await asyncio.gather(
+            launcher, run_init, pair, pair_library = await asyncio.gather(
                 build_static(tools["gcc"], LAUNCHER_SOURCE, self._root / "launcher", 0o755),   # also the reaper
                 build_static(tools["gcc"], RUN_INIT_SOURCE, self._root / "run-init", 0o755, "-nostdlib",
                              "-fno-stack-protector"),
-                build_static(tools["gcc"], split.SOURCE, self._root / "pair", 0o755))
+                build_static(tools["gcc"], split.SOURCE, self._root / "pair", 0o755),
+                build_shared(tools["gcc"], split.SOURCE, self._root / "libpair.so"))
             shutil.copyfile(ZYGOTE_SOURCE, self._root / "zygote.py")
             (self._root / "zygote.py").chmod(0o644)
             (self._root / ARTIFACTS_DIR).mkdir(mode=0o755)
             self.artifact_builds = ArtifactBuilds(self._root / ARTIFACTS_DIR)
             commands = Commands(launcher, tools["bwrap"], pair)
             self.supervisor = Supervisor(commands, self.mechanism)
-            self.zygotes = Zygotes(self.supervisor, commands, self._root / "zygote.py", run_init)
+            self.zygotes = Zygotes(self.supervisor, commands, self._root / "zygote.py", run_init, pair_library)
             for index in range(slots):
                 self._slots.append(await make_slot(index, self._root, self.mechanism, self.base_uid,
                                                    {slot.uid for slot in self._slots}))
@@ -222,7 +231,8 @@ class ProcessBackend:
                    deadline: float | None, artifact_tree: pathlib.Path | None) -> RunResult:
         """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing
         `artifact_tree`); again, once, where its sandbox may have died under it (sandbox_deaths.py)."""
-        prefix = zygote_prefix(language, step) if self.fork_from_zygotes and step.argv[0] != split.PAIR else None
+        side = split.unpaired(step)      # a split's: the zygote forks both sides, as pair would start them
+        prefix = zygote_prefix(language, side[0] if side else step) if self.fork_from_zygotes else None
         if prefix is None:
             return await at_most_twice(lambda: self.supervisor.execute(
                 slot, path, step, stdin, deadline=deadline, artifact_tree=artifact_tree), self.deaths,

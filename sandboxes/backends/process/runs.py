@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 
+from sandboxes import split
 from sandboxes.backends.process.child import Child
 from sandboxes.backends.process.limits import RLIMITS, RunMeter, Usage
 from sandboxes.backends.process.slots import Slot, kill_quietly
@@ -116,7 +117,10 @@ class Forked:
         if slot.own_uid:
             for fd in streams.child_fds:      # as the launcher does: a program may reopen them (/dev/stdin)
                 os.fchown(fd, slot.uid, slot.uid)
-        zygote.send({"workspace": path.name, "argv": [*zygote.prefix, *step.argv[script:]], "script": script,
+        paired = split.unpaired(step)       # the zygote forks both sides: split, whether the program may fork
+        argv = (paired[0] if paired else step).argv
+        zygote.send({"workspace": path.name, "argv": [*zygote.prefix, *argv[script:]], "script": script,
+                     "split": None if paired is None else paired[1],
                      "limits": {name: -1 if value is None else value for name, value in rlimits.items()}},
                     [*streams.child_fds, *meter.zygote_fds])
         self._answer = asyncio.ensure_future(zygote.answer())

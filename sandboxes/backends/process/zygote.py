@@ -25,9 +25,10 @@ from sandboxes.backends.process.child import Child
 
 log = logging.getLogger(__name__)
 
-SCRIPT_DIR = "/tmp"                  # where its program and the runs' init (run_init.c) are bound
+SCRIPT_DIR = "/tmp"                  # where its program, the runs' init (run_init.c) and pair's library are bound
 SCRIPT = f"{SCRIPT_DIR}/zygote.py"   # in the sandbox (its sys.path[0]); each run's /tmp hides them
 INIT = f"{SCRIPT_DIR}/run-init"
+PAIR_LIBRARY = f"{SCRIPT_DIR}/libpair.so"     # sandboxes/split/pair.c's confinement
 CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETPCAP", "CAP_SYS_RESOURCE")   # in its own user namespace only
 START_TIMEOUT_S = 60.0
 LOG_LIMIT = 4000                      # characters of a zygote's own output kept for the log

@@ -14,6 +14,9 @@ stderr. For each it starts
   sys.argv, sys.path[0], and sys.modules as at start-up. A program that imports a module imported here gets that
   module, as it was, along with the modules its import loaded (what a fresh import would have loaded), and nothing
   more.
+A split's run (the tests in a process of their own, docs/guards.md) is two such processes, as sandboxes/split/pair.c
+starts them: pid 2 goes on as the tests', and forks the program's, which confines itself with pair's own code (its
+library, bound at PAIR_LIBRARY) before its first line (split_sides).
 The zygote runs no program code itself; a run cannot see it (pid namespace), trace it (not dumpable, and it holds
 capabilities the run lacks) nor change what it keeps, so every run starts from the same pristine state. It blocks
 user namespaces for everything under it, as bubblewrap's --disable-userns does.
@@ -35,8 +38,10 @@ FRESH = frozenset(sys.modules)      # what the interpreter has loaded when a pro
 import builtins  # noqa: E402  (in FRESH: builtin)
 
 CTRL_FD = 3
-SCRIPT_DIR = "/tmp"                 # where zygote.py binds this file and run_init; each run's /tmp hides them
+SCRIPT_DIR = "/tmp"                 # where zygote.py binds this file, run_init and libpair; each run's /tmp hides them
 INIT = "/tmp/run-init"
+PAIR_LIBRARY = "/tmp/libpair.so"    # sandboxes/split/pair.c's confinement, for a split's program
+TESTS_DIR, PROGRAM_DIR = "t", "p"   # pair.c's own names
 SANDBOX = "/sandbox"
 
 
@@ -110,6 +115,8 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 
 LIBC = ctypes.CDLL(None, use_errno=True)
+PAIR = ctypes.CDLL(PAIR_LIBRARY)
+PAIR.confine_files.restype = PAIR.confine_processes.restype = None
 LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 LIBC.unshare.argtypes = [ctypes.c_int]
 LIBC.setns.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -220,12 +227,17 @@ def program(request, fds, report):
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
     os.chdir(SANDBOX)
+    directory, placed = SANDBOX, ()
+    if request["split"] is not None:
+        side, placed = split_sides(request["split"], report)
+        directory = f"{SANDBOX}/{side}"
+        os.chdir(directory)
     argv, script = request["argv"], request["script"]
     show_command_line(argv)
-    path = f"{SANDBOX}/{argv[script]}"
+    path = f"{directory}/{argv[script]}"
     sys.orig_argv = list(argv)
     sys.argv = argv[script:]
-    sys.path[0] = SANDBOX
+    sys.path[0] = directory
     sys.path_importer_cache.pop(SCRIPT_DIR, None)
     if len(sys.modules) != len(FRESH):      # the zygote imported something since it started (it never removes)
         for name in [name for name in sys.modules if name not in FRESH]:
@@ -241,8 +253,44 @@ def program(request, fds, report):
     libc(LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
     os.write(report, b"S")
     CTRL.detach()
-    os.closerange(3, 1 << 20)
+    for target, fd in enumerate(placed, 3):     # fd 3 was CTRL's: no placed descriptor is ever 3 before this
+        os.dup2(fd, target)
+    os.closerange(3 + len(placed), 1 << 20)
     return main, path
+
+
+def split_sides(may_fork, report):
+    """A split's two processes, as pair.c starts them (docs/guards.md, "Two processes"), from the workspace: this one
+    goes on as the tests' (in TESTS_DIR, empty stdin, the calls written on fd 3 and the replies read on fd 4), a fork
+    as the program's (in PROGRAM_DIR, the calls its stdin, the replies its stdout), confined by pair's own code before
+    its first line: Landlock, and seccomp unless it may fork. The tests' start waits for the program's (its report
+    then goes where the program's would: an error there is the sandbox's). Returns the side and the descriptors it
+    places at 3 and up."""
+    calls_r, calls_w = os.pipe()
+    replies_r, replies_w = os.pipe()
+    started_r, started_w = os.pipe()
+    if os.fork() == 0:
+        os.dup2(started_w, report)          # the program's start is told to the tests', which tell the zygote
+        for fd in (started_r, started_w, calls_w, replies_r):
+            os.close(fd)
+        PAIR.confine_files()                # from the workspace; a failure exits 125, pair's reason on stderr
+        os.dup2(calls_r, 0)
+        os.dup2(replies_w, 1)
+        os.close(calls_r)
+        os.close(replies_w)
+        if not may_fork:
+            PAIR.confine_processes()
+        return PROGRAM_DIR, ()
+    for fd in (started_w, calls_r, replies_w):
+        os.close(fd)
+    said = read_all(started_r)
+    os.close(started_r)
+    if said != b"S":
+        raise SetupError(f"the program's side did not start: {said.decode(errors='replace') or 'it ended first'}")
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return TESTS_DIR, (calls_w, replies_r)
 
 
 def serve():

@@ -14,7 +14,7 @@ from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
 from sandboxes.backends.process.limits import RLIMITS, LimitsError
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.supervision import Supervisor, sandbox_error
-from sandboxes.backends.process.zygote import CAPABILITIES, INIT, SCRIPT, Zygote
+from sandboxes.backends.process.zygote import CAPABILITIES, INIT, PAIR_LIBRARY, SCRIPT, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import Step
 from sandboxes.results import RunResult
@@ -39,13 +39,16 @@ def own_hard_limits() -> list[int | None]:
 
 
 class Zygotes:
-    """The zygotes of one backend instance's slots: its program and the runs' init are files of the instance."""
+    """The zygotes of one backend instance's slots: its program, the runs' init and pair's library (a split's
+    confinement) are files of the instance."""
 
-    def __init__(self, supervisor: Supervisor, commands: Commands, script: pathlib.Path, init: str) -> None:
+    def __init__(self, supervisor: Supervisor, commands: Commands, script: pathlib.Path, init: str,
+                 pair_library: str) -> None:
         self.supervisor = supervisor
         self.commands = commands
         self.script = script
         self.init = init
+        self.pair_library = pair_library
 
     async def run(self, slot: Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
                   deadline: float | None, prefix: tuple[str, ...]) -> RunResult:
@@ -74,7 +77,7 @@ class Zygotes:
             slot.limits.resident_join, own_hard_limits(), slot.uid,
             ["--as-pid-1", *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES)],
             ["--bind", str(slot.root), SANDBOX_DIR, "--ro-bind", str(self.script), SCRIPT,
-             "--ro-bind", self.init, INIT],
+             "--ro-bind", self.init, INIT, "--ro-bind", self.pair_library, PAIR_LIBRARY],
             SANDBOX_DIR, [*prefix, SCRIPT, *language.warm_imports])
         zygote = await Zygote.start(command, dict(step.env), prefix)
         slot.limits.track(zygote.child.pid)
