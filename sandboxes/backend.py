@@ -57,6 +57,11 @@ class UnsupportedWorkspace(SandboxError):
     extra files. The task's shape on this backend, not the program's fault (INFRA_UNSUPPORTED_TEST upstream)."""
 
 
+class SplitTestsDoNotCompile(UnsupportedWorkspace):
+    """A split's tests' side does not compile: the benchmark's tests or the language's stub, never the program, of
+    which nothing is there (INFRA_UNSUPPORTED_TEST upstream)."""
+
+
 class SourceNameError(Exception):
     """The program cannot be laid out: the file name its language takes from it (a Java or Scala class named after
     its public type) is longer than a file name may be. Its own fault, as a compiler would say (COMPILE_ERROR

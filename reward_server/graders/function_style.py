@@ -20,7 +20,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 
-from reward_server.graders.end_marker import fill, new_marker
+from reward_server.graders.end_marker import fill, new_marker, problem_marker
 from reward_server.graders.split_tests import split_program
 from sandboxes.languages import Harness, Language
 
@@ -55,8 +55,8 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
                      tests: str) -> FunctionProgram:
     """What to run for one function-style candidate: the tests in a process of their own where the language has a
     split, else under the first of its harnesses that fits the tests. Raises split_tests.EntryNotFound."""
-    marker = new_marker()
     if language.split is not None:
+        marker = problem_marker(language.key, prompt, tests)
         cut = cut_at_stop_tokens(completion, stop_tokens)
         end = re.match(language.split.program_end, tests) if language.split.program_end else None
         if end:     # the tests begin by closing what the completion left open: the program's side ends with it
@@ -67,6 +67,7 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
             harnessed_tests, marker = tests, ""
         sides = split_program(language, prompt, cut, harnessed_tests, marker)
         return FunctionProgram(sides.program, marker=marker, tests=sides.tests)
+    marker = new_marker()
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:
         if harness.tests_file:

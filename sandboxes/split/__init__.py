@@ -18,8 +18,11 @@ PAIR = "/run/pair"
 SETUP_FAILED = 125      # pair's exit status when it could not start both: the sandbox's failure, never the program's
 SOURCE = pathlib.Path(__file__).with_name("pair.c")
 # A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first; the
-# program's confined as its runs are (a compile may read what its source names: never the tests' files)
+# program's confined as its runs are (a compile may read what its source names: never the tests' files). Or apart:
+# the tests' side alone, then the program's (a backend that keeps the tests' build of a problem).
 BOTH_SIDES = ("sh", "-c", f'cd {TESTS_DIR} && "$@" && cd .. && exec {PAIR} --confine -- "$@"', "sh")
+TESTS_SIDE = ("sh", "-c", f'cd {TESTS_DIR} && exec "$@"', "sh")
+PROGRAM_SIDE = (PAIR, "--confine", "--")
 
 
 def side_files(name: str, program: str, tests: str) -> dict[str, str]:
@@ -31,6 +34,16 @@ def both_sides(step: Step) -> Step:
     """The compile step of one side, made the compile of both (no compiler of a split language exits 125 of its own:
     that status is pair's, which could not confine the program's compile)."""
     return dataclasses.replace(step, argv=(*BOTH_SIDES, *step.argv), setup_failed_exit=SETUP_FAILED)
+
+
+def tests_side(step: Step) -> Step:
+    """The compile step of one side, made the compile of the tests' side alone."""
+    return dataclasses.replace(step, argv=(*TESTS_SIDE, *step.argv))
+
+
+def program_side(step: Step) -> Step:
+    """The compile step of one side, made the compile of the program's side alone, confined."""
+    return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv), setup_failed_exit=SETUP_FAILED)
 
 
 def paired(step: Step, may_fork: bool) -> Step:

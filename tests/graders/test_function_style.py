@@ -3,6 +3,7 @@ harnesses that prove the tests ran to the end."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -68,10 +69,23 @@ def test_every_guarded_language_guards_its_samples(key: str) -> None:
     assert program.marker in program.source + "".join(program.files.values()) + program.tests
 
 
-def test_each_run_gets_a_fresh_marker() -> None:
-    cpp = TABLE.resolve("cpp")
+def test_each_harnessed_run_gets_a_fresh_marker() -> None:
+    """In the program's own process the marker is within its reach: each run has one of its own."""
+    cpp = dataclasses.replace(TABLE.resolve("cpp"), split=None)
     markers = {function_program(cpp, "long f() {\n", "", (), "int main() { return 0; }\n").marker for _ in range(20)}
     assert len(markers) == 20
+
+
+def test_a_split_s_marker_is_the_problem_s_and_never_on_the_program_s_side() -> None:
+    """Split, the marker is where the program never reaches: the same for every completion of a problem (its tests'
+    side is built once), another for another problem, and in no program's source."""
+    cpp = TABLE.resolve("cpp")
+    tests = "int main() { assert(f() == 1); }\n"
+    group = [function_program(cpp, "long f() {\n", f"  return {n};\n}}\n", (), tests) for n in range(5)]
+    assert len({program.marker for program in group}) == 1 and len({program.tests for program in group}) == 1
+    assert all(program.marker not in program.source for program in group)
+    other = function_program(cpp, "long f() {\n", "  return 1;\n}\n", (), tests.replace("1", "2"))
+    assert re.fullmatch(r"[0-9a-f]{32}", other.marker) and other.marker != group[0].marker
 
 
 def test_python_tests_are_a_source_of_their_own_that_the_program_s_lacks() -> None:

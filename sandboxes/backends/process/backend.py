@@ -26,6 +26,8 @@ Why it looks the way it does (measured on the target machines):
 - A compile sees, read-only, its language's tree of toolchain artifacts: precompiled headers, its JVM compiler's class
   archive or its compiler's snapshot, and a JVM run its runtime's class archive, built on first use
   (artifact_builds.py).
+- A split's tests' side (the tests in a process of their own) is compiled once per problem and copied into each
+  later workspace of the problem, which compiles only its program (tests_builds.py).
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -52,6 +54,7 @@ from sandboxes.backend import (
     LimitsInfo,
     SandboxError,
     SandboxInfo,
+    SplitTestsDoNotCompile,
     build_shared,
     build_static,
     compiled_away,
@@ -73,6 +76,7 @@ from sandboxes.backends.process.slots import (
     renew_workspaces,
 )
 from sandboxes.backends.process.supervision import Supervisor
+from sandboxes.backends.process.tests_builds import TestsBuilds, build_key
 from sandboxes.backends.process.zygotes import Zygotes, zygote_prefix
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Step, compile_step, run_step
@@ -85,6 +89,7 @@ LAUNCHER_SOURCE = pathlib.Path(__file__).with_name("launcher.c")
 RUN_INIT_SOURCE = pathlib.Path(__file__).with_name("run_init.c")
 ZYGOTE_SOURCE = pathlib.Path(__file__).with_name("zygote_main.py")
 ARTIFACTS_DIR = "toolchain-artifacts"     # in the instance's directory: the languages' trees (artifact_builds.py)
+TESTS_BUILDS_DIR = "tests-builds"          # in the instance's directory: the split tests' builds (tests_builds.py)
 
 
 class ProcessBackend:
@@ -100,6 +105,7 @@ class ProcessBackend:
         self.supervisor: Supervisor | None = None
         self.zygotes: Zygotes | None = None
         self.artifact_builds: ArtifactBuilds | None = None
+        self.tests_builds: TestsBuilds | None = None
         self._infos: dict[str, SandboxInfo] = {}
         self._slots: list[Slot] = []
         self._instance: InstanceDir | None = None
@@ -148,6 +154,8 @@ class ProcessBackend:
             (self._root / "zygote.py").chmod(0o644)
             (self._root / ARTIFACTS_DIR).mkdir(mode=0o755)
             self.artifact_builds = ArtifactBuilds(self._root / ARTIFACTS_DIR)
+            (self._root / TESTS_BUILDS_DIR).mkdir(mode=0o700)
+            self.tests_builds = TestsBuilds(self._root / TESTS_BUILDS_DIR)
             commands = Commands(launcher, tools["bwrap"], pair)
             self.supervisor = Supervisor(commands, self.mechanism)
             self.zygotes = Zygotes(self.supervisor, commands, self._root / "zygote.py", run_init, pair_library)
@@ -217,7 +225,7 @@ class ProcessBackend:
                 file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
                 state.own(file_path)
             yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files, tests),
-                                   tests is not None)
+                                   tests)
         finally:
             try:
                 await state.sweep()
@@ -245,28 +253,48 @@ class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path, compiled_away: list[str], split: bool) -> None:
+                 path: pathlib.Path, compiled_away: list[str], tests: str | None) -> None:
         self.backend = backend
         self.language = language
         self.source = source
         self.slot = slot
         self.path = path
         self.compiled_away = compiled_away
-        self.split = split
+        self.tests = tests          # a split's tests' source: the tests run in a process of their own
+        self.split = tests is not None
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
         if step is None:
             return None
         step, artifact_tree = await self.backend.artifact_builds.prepare(self.language, self.source, step)
-        if self.split:
-            step = split.both_sides(step)
-        compiled = await at_most_twice(lambda: self.backend.supervisor.execute(
+        try:
+            if self.tests is None:
+                return await self._compile(step, artifact_tree, deadline)
+            return await self._compile_split(step, artifact_tree, deadline)
+        finally:
+            for name in self.compiled_away:
+                (self.path / "box" / name).unlink(missing_ok=True)
+
+    async def _compile_split(self, step: Step, artifact_tree: pathlib.Path | None,
+                             deadline: float | None) -> RunResult:
+        """The tests' side as the problem's kept build has it (built now if it is the first), then the program's. The
+        tests' side failing is never the program's fault: its source holds nothing of the program."""
+        assert self.tests is not None
+        failed = await self.backend.tests_builds.lay_out(
+            build_key(self.language.key, step, self.tests), self.path / "box" / split.TESTS_DIR,
+            lambda: self._compile(split.tests_side(step), artifact_tree, deadline), self.slot.own)
+        if failed is not None:
+            if failed.status in (RunStatus.DEADLINE, RunStatus.SANDBOX_ERROR):
+                return failed
+            raise SplitTestsDoNotCompile(f"the tests' side does not compile ({failed.status.value} {failed.detail}): "
+                                    + failed.stderr.decode(errors="replace")[-500:].strip())
+        return await self._compile(split.program_side(step), artifact_tree, deadline)
+
+    async def _compile(self, step: Step, artifact_tree: pathlib.Path | None, deadline: float | None) -> RunResult:
+        return await at_most_twice(lambda: self.backend.supervisor.execute(
             self.slot, self.path, step, b"", deadline=deadline, artifact_tree=artifact_tree), self.backend.deaths,
             f"slot {self.slot.index}: a {self.language.key} compile")
-        for name in self.compiled_away:
-            (self.path / "box" / name).unlink(missing_ok=True)
-        return compiled
 
     async def run(self, stdin: bytes, limits: Limits, deadline: float | None, args: Sequence[str] = ()) -> RunResult:
         step = run_step(self.language, self.source, limits)

@@ -1,0 +1,80 @@
+"""The process backend's builds of a split's tests (docs/guards.md, "Two processes"): every completion of a GRPO
+group has the same tests, so their side is compiled once per problem, by the first workspace that needs it, and each
+later workspace of the problem gets a copy of what that compile left in its TESTS_DIR and compiles only its program.
+
+A build is keyed by all it is made of (the language, its compile step, the tests' source), and made of nothing of any
+candidate: the tests' side holds the prompt's helpers, the stub and the tests alone. Workspaces of the same problem
+wait while one builds; a failed build is not kept (the next tries again); the oldest go once MAX_BUILDS are kept.
+Built per backend instance, in its directory: a toolchain upgrade never meets an old build.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import json
+import pathlib
+import shutil
+from collections.abc import Awaitable, Callable
+
+from sandboxes.policy import Step
+from sandboxes.results import RunResult, RunStatus
+
+MAX_BUILDS = 256
+
+
+def build_key(language: str, step: Step, tests: str) -> str:
+    parts = json.dumps([language, step.argv, dict(step.env), tests], ensure_ascii=False)
+    return hashlib.sha256(parts.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class TestsBuilds:
+    """The tests' builds of one backend instance, under `root`."""
+
+    def __init__(self, root: pathlib.Path) -> None:
+        self.root = root
+        self._kept: collections.OrderedDict[str, pathlib.Path] = collections.OrderedDict()
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def lay_out(self, key: str, side: pathlib.Path, build: Callable[[], Awaitable[RunResult]],
+                      own: Callable[[pathlib.Path], None]) -> RunResult | None:
+        """The tests' side built in `side`: a copy of the kept build of `key` (each file handed over by `own`), or
+        `build()` run now and what it left in `side` kept if it succeeded. Returns the failed build's result, or
+        None."""
+        async with self._locks.setdefault(key, asyncio.Lock()):
+            kept = self._kept.get(key)
+            if kept is None:
+                result = await build()
+                if result.status is not RunStatus.OK:
+                    return result
+                await self._keep(key, side)
+                return None
+            self._kept.move_to_end(key)
+            await asyncio.to_thread(_copy, kept, side, own)
+            return None
+
+    async def _keep(self, key: str, side: pathlib.Path) -> None:
+        target = self.root / key
+        await asyncio.to_thread(_store, side, target)
+        self._kept[key] = target
+        while len(self._kept) > MAX_BUILDS:
+            old, path = self._kept.popitem(last=False)
+            if not self._locks[old].locked():
+                del self._locks[old]
+            await asyncio.to_thread(shutil.rmtree, path, True)
+
+
+def _store(side: pathlib.Path, target: pathlib.Path) -> None:
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(side, target, symlinks=True)
+
+
+def _copy(kept: pathlib.Path, side: pathlib.Path, own: Callable[[pathlib.Path], None]) -> None:
+    for source in sorted(kept.rglob("*")):
+        target = side / source.relative_to(kept)
+        if source.is_dir() and not source.is_symlink():
+            target.mkdir(exist_ok=True)
+        else:
+            shutil.copy2(source, target, follow_symlinks=False)
+        own(target)
