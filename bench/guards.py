@@ -6,10 +6,11 @@ where the language has a split, else under its end-of-tests harness) and as the 
 before the guards. Rounds alternate; the best rate of each side counts.
 
 1. python: HumanEval's 164 canonical solutions with their check() tests.
-2. any other language key (javascript, cpp, lua, ...): its sample's function, N distinct copies.
+2. any other language key (javascript, cpp, lua, ...): its sample's function, N distinct completions of it (a GRPO
+   group: every completion has the same tests, whose side a split builds once).
 3. cpp-multipl-e: MultiPL-E's own C++ add(x, y) (HumanEval_53: <bits/stdc++.h>, loaded precompiled, on each side),
-   N distinct copies.
-4. php: MultiPL-E's own PHP add($x, $y) (HumanEval_53), N distinct copies.
+   N distinct completions.
+4. php: MultiPL-E's own PHP add($x, $y) (HumanEval_53), N distinct completions.
 
 Run: python bench/guards.py [--copies 60] [--workers N] [--rounds 2] [--workloads python cpp-multipl-e KEY ...]
 (default: python javascript cpp)
@@ -47,31 +48,31 @@ def humaneval() -> list[Program]:
 
 
 def sample_copies(key: str, copies: int) -> list[Program]:
-    """Distinct programs (a numbered comment line in the language's comment syntax), so that no two share one
-    grading."""
+    """Distinct completions of the sample's problem, as a GRPO group has them (a numbered comment line, in the
+    language's comment syntax, opens each), so that no two share one grading and all share the tests."""
     sample = load_samples()[key].function
     comment = LanguageTable.load().resolve(key).comment
-    return [(comment.format(f"copy {i}") + "\n" + sample.prompt, sample.completion, sample.tests, ())
+    return [(sample.prompt, comment.format(f"copy {i}") + "\n" + sample.completion, sample.tests, ())
             for i in range(copies)]
 
 
 def multipl_e_cpp_copies(copies: int) -> list[Program]:
-    """MultiPL-E's HumanEval_53 in C++, distinct by a numbered comment after the includes (the precompiled prefix)."""
-    prompt = ("#include<assert.h>\n#include<bits/stdc++.h>\n// copy {}\n// Add two numbers x and y\n"
-              "long add(long x, long y) {{\n")
+    """MultiPL-E's HumanEval_53 in C++ (<bits/stdc++.h>, the precompiled prefix), distinct completions of it as a
+    GRPO group has them (a numbered comment)."""
+    prompt = "#include<assert.h>\n#include<bits/stdc++.h>\n// Add two numbers x and y\nlong add(long x, long y) {\n"
     tests = ("}\nint main() {\n    auto candidate = add;\n    assert(candidate((0), (1)) == (1));\n"
              "    assert(candidate((2), (3)) == (5));\n    assert(candidate((7), (5)) == (12));\n}\n")
-    return [(prompt.format(i), "    return x + y;", tests, ("\n}",)) for i in range(copies)]
+    return [(prompt, f"    // copy {i}\n    return x + y;", tests, ("\n}",)) for i in range(copies)]
 
 
 def multipl_e_php_copies(copies: int) -> list[Program]:
-    """MultiPL-E's HumanEval_53 in PHP, distinct by a numbered comment after `<?php` (text before it is output)."""
-    prompt = "<?php\n// copy {}\n// Add two numbers x and y\nfunction add($x, $y) {{\n"
+    """MultiPL-E's HumanEval_53 in PHP, distinct completions of it (a numbered comment)."""
+    prompt = "<?php\n// Add two numbers x and y\nfunction add($x, $y) {\n"
     tests = ("function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): void {\n"
              + "".join(f'    if (candidate({x}, {y}) !== {x + y}) {{ throw new Exception("Test failed!"); }}\n'
                        for x, y in ((0, 1), (2, 3), (7, 5)))
              + "}\n\ntest();")
-    return [(prompt.format(i), "    return $x + $y;\n}\n", tests, ("\nfunction", "\n?>", "\n//", "\n#"))
+    return [(prompt, f"    # copy {i}\n    return $x + $y;\n}}\n", tests, ("\nfunction", "\n?>", "\n//", "\n#"))
             for i in range(copies)]
 
 
