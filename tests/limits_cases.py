@@ -21,7 +21,7 @@ from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape
 from reward_server.pb import reward_pb2
 from tests import nobody
-from tests.candidates import stdio, verdict_name
+from tests.candidates import function_style, stdio, verdict_name
 
 ECHO = {"python": "print(input())\n", "cpp": "#include <iostream>\n#include <string>\nint main() { std::string s; "
         "std::cin >> s; std::cout << s << std::endl; }\n", "bash": "read line\necho \"$line\"\n"}
@@ -47,6 +47,9 @@ for _ in range(3):
     os.read(r, 1)
 print("hi")
 """
+# The tests in a process of their own (docs/guards.md, "Two processes"): pair's confinement on this kernel's Landlock
+SPLIT_PROMPT = "def add(x, y):\n"
+SPLIT_TESTS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\n"
 MEMORY_MB = 256
 LOG_KEPT = 8000     # characters of the server's log a report keeps: its start (what it chose) and its end
 
@@ -63,6 +66,7 @@ class Case:
     memory_mb: int = MEMORY_MB
     min_cpu_s: float = 0.0       # the run's reported CPU seconds at least this much
     min_peak_mb: float = 0.0     # the run's reported peak memory at least this much
+    tests: str = ""              # function style: `code` is the completion of SPLIT_PROMPT, these its tests
 
 
 CASES = (
@@ -76,12 +80,22 @@ CASES = (
     Case("cpu of what outlives the program", "python", BACKGROUND, "TIMEOUT", timeout_s=1.0),
     Case("cpu measured", "python", BUSY, "PASS", stdout="busy", min_cpu_s=1.0),
     Case("peak measured", "python", ALLOC, "PASS", stdout="alloc", min_peak_mb=64.0),
+    Case("split right", "python", "    return x + y\n", "PASS", tests=SPLIT_TESTS),
+    Case("split wrong", "python", "    return x - y\n", "RUNTIME_ERROR", tests=SPLIT_TESTS),
+    # each would pass if what it reaches for were within its reach
+    Case("split reads its tests", "python", "    open('../t/main.py').read()\n    return x + y\n", "RUNTIME_ERROR",
+         tests=SPLIT_TESTS),
+    Case("split starts a child", "python", "    import os\n    if os.fork() == 0:\n        os._exit(0)\n"
+         "    return x + y\n", "RUNTIME_ERROR", tests=SPLIT_TESTS),
     Case("still serving", "python", ECHO["python"], "PASS"),
 )
 
 
 def candidate(case: Case, scale: float) -> reward_pb2.Candidate:
     timeout_s = case.timeout_s * scale
+    if case.tests:
+        return function_style(case.name, case.language, SPLIT_PROMPT, case.code, case.tests, timeout_s=timeout_s,
+                              memory_mb=case.memory_mb, run_all_tests=True)
     return stdio(case.name, case.language, case.code.replace("$BUDGET", repr(timeout_s)), [(case.stdin, case.stdout)],
                  timeout_s=timeout_s,
                  memory_mb=case.memory_mb, run_all_tests=True)
