@@ -113,6 +113,10 @@ HONEST = [
                "real, intent(in) :: x", "character(len=*), dimension(:), intent(in) :: names"],
                "if (mix(huge(1_16) / 4, int(-128, 1), .true., 1.25, ['ab ', 'cde']) /= "
                "huge(1_16) / 2 - 1 - 128 + 1 + 3 + 3 + 2) error stop 1")),
+    # the stub is the same function less its `pure`: it writes and reads the pipes
+    Honest("a pure function", body("add", "add = a + b"), body("add", "add = a - b"),
+           problem("pure integer function add(a, b)", ["integer, intent(in) :: a, b"],
+                   "if (add(2, 3) /= 5) error stop 1")),
     Honest("what it prints", body("add", "print *, 'adding', a, b", "write (*, '(a)') 'again'", "add = a + b"),
            body("add", "add = a - b"), ADD),
 ]

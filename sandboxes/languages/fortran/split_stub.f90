@@ -1,7 +1,7 @@
 @@codec@@
 module @@module@@
   use reward_split_wire
-@@between@@@@signature@@
+@@between@@@@indent@@@@signature@@
 @@declarations@@
     character(len=:), allocatable :: reward_split_call_
     type(reward_split_reader), save :: reward_split_replies_
