@@ -61,7 +61,7 @@ def _arguments(language: Language, params: str) -> dict[str, str]:
     split = language.split
     assert split is not None
     arguments = []
-    for index, piece in enumerate(_top_level_pieces(params)):
+    for index, piece in enumerate(_top_level_pieces(params, split.argument_separator)):
         match = re.fullmatch(split.argument, piece.strip(), re.S)
         if match is None:
             raise EntryNotFound(f"{language.key}'s split cannot read the argument {piece.strip()!r}")
@@ -73,15 +73,15 @@ def _arguments(language: Language, params: str) -> dict[str, str]:
     return values
 
 
-def _top_level_pieces(params: str) -> list[str]:
-    """`params` split at the commas outside every bracket; [] when it is blank."""
+def _top_level_pieces(params: str, separator: str) -> list[str]:
+    """`params` split at each `separator` outside every bracket; [] when it is blank."""
     pieces, depth, start = [], 0, 0
     for at, char in enumerate(params):
         if char in "([{<":
             depth += 1
         elif char in ")]}>":
             depth -= 1
-        elif char == "," and depth == 0:
+        elif char == separator and depth == 0:
             pieces.append(params[start:at])
             start = at + 1
     pieces.append(params[start:])

@@ -52,8 +52,9 @@ class Split:
     the tests (under the language's harness); the program's is the prompt, the completion, then `dispatcher`. Each
     template may place @@codec@@ (the wire format's reader and writer in this language). In the templates @@name@@ is
     the match's group `name` (`entry`: the function's name); a typed language also parses the group `params` into
-    arguments: each piece between its top-level commas matches `argument` (groups `type`, `name`, ...), and each
-    template of `each_argument` (with @@index@@ and those groups), joined by its separator, is @@<its key>@@."""
+    arguments: each piece between its top-level `argument_separator`s matches `argument` (groups `type`, `name`, ...),
+    and each template of `each_argument` (with @@index@@ and those groups), joined by its separator, is @@<its key>@@.
+    """
 
     entry: str                      # a regex matching the prompt's declaration of the entry function
     stub: str                       # the tests' side: the function, its calls sent across, results read back
@@ -62,6 +63,7 @@ class Split:
     prologue: str = ""              # the program's side's first line(s), before the prompt
     program_end: str = ""           # a regex: what it matches at the tests' start ends the program's side instead
     argument: str = ""              # a regex one argument of the group `params` matches; "": none parsed
+    argument_separator: str = ","   # what separates the arguments of `params` at its top level (Ada: ";")
     each_argument: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # key: (template, sep)
     may_fork: bool = False          # its runtime creates processes to start (the program may then too)
 

@@ -8,6 +8,7 @@ sandbox), which starts both, the program confined so that it reaches neither the
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import pathlib
 
@@ -17,6 +18,8 @@ TESTS_DIR, PROGRAM_DIR = "t", "p"       # pair.c's own names
 PAIR = "/run/pair"
 SETUP_FAILED = 125      # pair's exit status when it could not start both: the sandbox's failure, never the program's
 SOURCE = pathlib.Path(__file__).with_name("pair.c")
+LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1    # the same number on every architecture
+SIGNALS_SCOPED_ABI = 6      # Linux 6.12: Landlock keeps a domain's processes from signalling those outside it
 # A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first; the
 # program's confined as its runs are (a compile may read what its source names: never the tests' files). Or apart:
 # the tests' side alone, then the program's (a backend that keeps the tests' build of a problem).
@@ -60,3 +63,21 @@ def unpaired(step: Step) -> tuple[Step, bool] | None:
     may_fork = step.argv[1] == "--may-fork"
     sides = step.argv[2 + may_fork:]
     return dataclasses.replace(step, argv=sides[:len(sides) // 2]), may_fork
+
+
+def landlock_abi() -> int:
+    """This kernel's Landlock ABI version; 0 where it has none (before Linux 5.13, or not among the LSMs it runs)."""
+    syscall = ctypes.CDLL(None, use_errno=True).syscall
+    syscall.restype = ctypes.c_long
+    return max(0, syscall(LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), LANDLOCK_CREATE_RULESET_VERSION))
+
+
+def confinement_gaps(abi: int) -> tuple[str, ...]:
+    """What pair cannot enforce on a kernel of Landlock ABI `abi`, as clients are told (ListLanguages' weaker
+    limits, `doctor`; docs/guards.md, "Two processes")."""
+    if abi < 1:
+        return ("no Landlock: every run of tests in a process of their own is INFRA_SANDBOX_ERROR",)
+    if abi < SIGNALS_SCOPED_ABI:
+        return (f"Landlock ABI {abi} (signals are scoped from ABI {SIGNALS_SCOPED_ABI}, Linux 6.12): a program can "
+                "signal its tests' process, which fails or times out its run, never passes it",)
+    return ()

@@ -31,6 +31,15 @@ def test_both_sides_of_a_typed_declaration() -> None:
                            "MARK unsupported: \nTESTS\n")
 
 
+def test_arguments_separated_otherwise_than_by_commas() -> None:
+    """Ada's formal part: `;` between the arguments, a comma inside one (`X, Y : Integer` is not split there)."""
+    ada = dataclasses.replace(TYPED, entry=r"(?m)^function (?P<entry>\w+) \((?P<params>[^)]*)\)$",
+                              stub="STUB @@names@@ / @@types@@", argument=r"(?P<name>[\w, ]+?)\s*:\s*(?P<type>\w+)",
+                              argument_separator=";")
+    sides = split_program(language(ada), "function F (A, B : Integer; S : String)\n", "", "", "M")
+    assert sides.tests.startswith("STUB A, B, S / Integer, String")
+
+
 def test_the_last_declaration_is_the_entry_and_no_arguments_is_none() -> None:
     prompt = "int first() {\n}\nint second() {\n"
     sides = split_program(language(TYPED), prompt, "", "", "M")

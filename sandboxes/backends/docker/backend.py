@@ -174,8 +174,9 @@ class DockerBackend:
         return self._info[language.key]
 
     def limits(self) -> LimitsInfo:
-        """Each container's own cgroup, made by the engine: every guarantee of the process backend's cgroup modes."""
-        return LimitsInfo("docker")
+        """Each container's own cgroup, made by the engine: every guarantee of the process backend's cgroup modes; the
+        split's confinement is the kernel's, which the containers share."""
+        return LimitsInfo("docker", split.confinement_gaps(split.landlock_abi()))
 
     async def start(self, slots: int) -> None:
         gcc = shutil.which("gcc")

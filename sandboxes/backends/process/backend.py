@@ -122,7 +122,7 @@ class ProcessBackend:
     def limits(self) -> LimitsInfo:
         if self.mechanism is None:
             raise SandboxError("the process backend is not started")
-        return LimitsInfo(self.mechanism.name, self.mechanism.weaker)
+        return LimitsInfo(self.mechanism.name, self.mechanism.weaker + split.confinement_gaps(split.landlock_abi()))
 
     def slots(self) -> list[ProcessSlotState]:
         return [slot.state() for slot in self._slots]

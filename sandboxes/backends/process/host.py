@@ -12,6 +12,7 @@ import os
 import pathlib
 import shutil
 
+from sandboxes import split
 from sandboxes.backends.process import CHOICES, cgroup_v1, cgroup_v2
 from sandboxes.backends.process.limits import LimitsError, Mechanism
 from sandboxes.backends.process.rlimit_slots import Rlimits
@@ -122,6 +123,11 @@ def checks() -> list[Check]:
                            "not on this kernel (before 6.12): each run gets a group of its own",
                            "" if resettable else "a 6.12+ kernel saves a cgroup per run"))
     found.append(_user_namespaces())
+    abi = split.landlock_abi()
+    gaps = split.confinement_gaps(abi)
+    found.append(Check("landlock", abi > 0, f"ABI {abi}" + "".join(f"; {gap}" for gap in gaps),
+                       "" if not gaps else "a kernel with Landlock in its LSM list (lsm=landlock,...)" if abi < 1
+                       else f"Linux 6.12+ (Landlock ABI {split.SIGNALS_SCOPED_ABI})"))
     for tool in ("bwrap", "gcc"):
         path = shutil.which(tool, path=FIXED_PATH)
         found.append(Check(tool, path is not None, path or f"not found on {FIXED_PATH}",
