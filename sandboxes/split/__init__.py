@@ -13,6 +13,7 @@ import dataclasses
 import pathlib
 
 from sandboxes.policy import Step
+from sandboxes.results import RunResult, RunStatus
 
 TESTS_DIR, PROGRAM_DIR = "t", "p"       # pair.c's own names
 PAIR = "/run/pair"
@@ -20,10 +21,8 @@ SETUP_FAILED = 125      # pair's exit status when it could not start both: the s
 SOURCE = pathlib.Path(__file__).with_name("pair.c")
 LANDLOCK_CREATE_RULESET, LANDLOCK_CREATE_RULESET_VERSION = 444, 1    # the same number on every architecture
 SIGNALS_SCOPED_ABI = 6      # Linux 6.12: Landlock keeps a domain's processes from signalling those outside it
-# A compile of both sides: the language's command (its argv after the script) in each directory, the tests' first; the
-# program's confined as its runs are (a compile may read what its source names: never the tests' files). Or apart:
-# the tests' side alone, then the program's (a backend that keeps the tests' build of a problem).
-BOTH_SIDES = ("sh", "-c", f'cd {TESTS_DIR} && "$@" && cd .. && exec {PAIR} --confine -- "$@"', "sh")
+# A compile is the language's command (its argv after these) in each directory, the tests' first, then the program's,
+# confined as its runs are (a compile may read what its source names: never the tests' files)
 TESTS_SIDE = ("sh", "-c", f'cd {TESTS_DIR} && exec "$@"', "sh")
 PROGRAM_SIDE = (PAIR, "--confine", "--")
 
@@ -33,20 +32,24 @@ def side_files(name: str, program: str, tests: str) -> dict[str, str]:
     return {f"{PROGRAM_DIR}/{name}": program, f"{TESTS_DIR}/{name}": tests}
 
 
-def both_sides(step: Step) -> Step:
-    """The compile step of one side, made the compile of both (no compiler of a split language exits 125 of its own:
-    that status is pair's, which could not confine the program's compile)."""
-    return dataclasses.replace(step, argv=(*BOTH_SIDES, *step.argv), setup_failed_exit=SETUP_FAILED)
-
-
 def tests_side(step: Step) -> Step:
     """The compile step of one side, made the compile of the tests' side alone."""
     return dataclasses.replace(step, argv=(*TESTS_SIDE, *step.argv))
 
 
 def program_side(step: Step) -> Step:
-    """The compile step of one side, made the compile of the program's side alone, confined."""
+    """The compile step of one side, made the compile of the program's side alone, confined (no compiler of a split
+    language exits 125 of its own: that status is pair's, which could not confine it)."""
     return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv), setup_failed_exit=SETUP_FAILED)
+
+
+def tests_unbuilt(result: RunResult) -> str | None:
+    """Why the tests' side did not compile, for SplitTestsDoNotCompile (never the program's fault: nothing of it is
+    there); None where the compile ended well, or as the caller or the sandbox ended it (their own verdicts)."""
+    if result.status in (RunStatus.OK, RunStatus.DEADLINE, RunStatus.SANDBOX_ERROR):
+        return None
+    return (f"the tests' side does not compile ({result.status.value} {result.detail}): "
+            + result.stderr.decode(errors="replace")[-500:].strip())
 
 
 def paired(step: Step, may_fork: bool) -> Step:

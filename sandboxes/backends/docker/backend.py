@@ -45,6 +45,7 @@ from sandboxes.backend import (
     SandboxError,
     SandboxInfo,
     SlotState,
+    SplitTestsDoNotCompile,
     UnsupportedWorkspace,
     build_static,
     compiled_away,
@@ -518,9 +519,7 @@ class DockerWorkspace:
         if step is None:
             return None
         step = using(self.language, self.source, step)
-        if self.split:
-            step = split.both_sides(step)
-        compiled = await self._in_a_live_container(lambda: self._compile(step, deadline), deadline, "compile")
+        compiled = await self._in_a_live_container(lambda: self._build(step, deadline), deadline, "compile")
         self.build = step
         return compiled
 
@@ -565,12 +564,25 @@ class DockerWorkspace:
             return failed
         if self.build is None:
             return None
-        built = await self._compile(self.build, deadline)
+        built = await self._build(self.build, deadline)
         if built.status is RunStatus.OK:
             return None
         if built.status is RunStatus.DEADLINE or cause_of_death(built) is not None:
             return built
         return self._broken(f"the compile that passed failed in a fresh container: {built.detail}")
+
+    async def _build(self, step: Step, deadline: float | None) -> RunResult:
+        """The compile `step`; a split's is its tests' side, then its program's. The tests' side failing is never the
+        program's fault (SplitTestsDoNotCompile): its source holds nothing of the program."""
+        if not self.split:
+            return await self._compile(step, deadline)
+        tests = await self._exec(split.tests_side(step), b"", deadline)
+        if tests.status is not RunStatus.OK:
+            why = split.tests_unbuilt(tests)
+            if why is None or cause_of_death(tests) is not None:
+                return tests
+            raise SplitTestsDoNotCompile(why)
+        return await self._compile(split.program_side(step), deadline)
 
     async def _compile(self, step: Step, deadline: float | None) -> RunResult:
         """The compile; once it has ended, the files it consumed are gone from the workdir."""

@@ -284,12 +284,12 @@ class ProcessWorkspace:
         failed = await self.backend.tests_builds.lay_out(
             build_key(self.language.key, step, self.tests), self.path / "box" / split.TESTS_DIR,
             lambda: self._compile(split.tests_side(step), artifact_tree, deadline), self.slot.own)
-        if failed is not None:
-            if failed.status in (RunStatus.DEADLINE, RunStatus.SANDBOX_ERROR):
-                return failed
-            raise SplitTestsDoNotCompile(f"the tests' side does not compile ({failed.status.value} {failed.detail}): "
-                                    + failed.stderr.decode(errors="replace")[-500:].strip())
-        return await self._compile(split.program_side(step), artifact_tree, deadline)
+        if failed is None:
+            return await self._compile(split.program_side(step), artifact_tree, deadline)
+        why = split.tests_unbuilt(failed)
+        if why is None:
+            return failed
+        raise SplitTestsDoNotCompile(why)
 
     async def _compile(self, step: Step, artifact_tree: pathlib.Path | None, deadline: float | None) -> RunResult:
         return await at_most_twice(lambda: self.backend.supervisor.execute(
