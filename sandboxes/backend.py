@@ -72,17 +72,15 @@ def workspace_files(language: Language, source: str, files: Mapping[str, str] | 
                     data_files: Mapping[str, str] | None = None, tests: str | None = None) -> dict[str, str]:
     """Every file a workspace starts with, by name: the source under its language's name, then the extra files, then
     the data files, whose names must be plain (no directory), not the source's and not each other's; with `tests`, the
-    source and the tests each in its side's directory instead (sandboxes/split), and nothing else. Raises
-    SourceNameError for a source name too long to write, SandboxError for an extra or data file name that is not
-    plain (the task's, not the program's)."""
+    source and the tests each in its side's directory instead (sandboxes/split), the extra files beside each, and no
+    data files. Raises SourceNameError for a source name too long to write, SandboxError for an extra or data file name
+    that is not plain (the task's, not the program's)."""
     source_name = language.source_name(source)
     if len(os.fsencode(source_name)) > NAME_MAX:
         raise SourceNameError(f"the source file is named after its public type ({source_name[:40]}...): "
                               f"{len(os.fsencode(source_name))} bytes, over the {NAME_MAX} a file name may have")
-    if tests is not None:
-        if files or data_files:
-            raise SandboxError("a split candidate's workspace holds its two sides only")
-        return side_files(source_name, source, tests)
+    if tests is not None and data_files:
+        raise SandboxError("a split candidate's workspace holds its two sides only")
     extra = {**(files or {}), **(data_files or {})}
     for name in extra:
         if (not name or name in (".", "..", source_name) or "/" in name or "\0" in name
@@ -90,15 +88,17 @@ def workspace_files(language: Language, source: str, files: Mapping[str, str] | 
             raise SandboxError(f"extra file name {name!r} is not a plain file name other than the source's")
     if len(extra) != len(files or {}) + len(data_files or {}):
         raise SandboxError("a data file has an extra file's name")
+    if tests is not None:
+        return side_files(source_name, source, tests, extra)
     return {source_name: source, **extra}
 
 
 def compiled_away(language: Language, source: str, files: Mapping[str, str] | None,
                   tests: str | None = None) -> list[str]:
     """The files a compile consumes, gone once it has ended: the source and the extra files (a program's tests may be
-    among them), or both sides' sources, never the data files its runs read."""
+    among them), or both sides' sources and what is beside them, never the data files its runs read."""
     if tests is not None:
-        return list(side_files(language.source_name(source), source, tests))
+        return list(side_files(language.source_name(source), source, tests, files or {}))
     return [language.source_name(source), *(files or {})]
 
 

@@ -66,7 +66,7 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
         if harnessed_tests is None:     # the tests' own exit status decides: nothing of the program is in them
             harnessed_tests, marker = tests, ""
         sides = split_program(language, prompt, cut, harnessed_tests, marker)
-        return FunctionProgram(sides.program, marker=marker, tests=sides.tests)
+        return FunctionProgram(sides.program, marker=marker, files=sides.files, tests=sides.tests)
     marker = new_marker()
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:

@@ -25,6 +25,7 @@ UNSUPPORTED = " unsupported: "     # after the marker on the tests' stderr: a te
 class SplitProgram:
     program: str      # the program's source: prompt, completion, dispatcher
     tests: str        # the tests' source: the prompt's helpers, the stub, the harnessed tests
+    files: dict[str, str] = dataclasses.field(default_factory=dict)    # beside each side's source: the codec module
 
 
 class EntryNotFound(ValueError):
@@ -40,14 +41,16 @@ def split_program(language: Language, prompt: str, completion: str, tests: str, 
     if not found:
         raise EntryNotFound(f"the prompt declares no entry function that {language.key}'s split recognises")
     declaration = found[-1]
-    values = {**{name: value or "" for name, value in declaration.groupdict().items()}, "codec": split.codec,
+    values = {**{name: value or "" for name, value in declaration.groupdict().items()},
+              "codec": "" if split.codec_module else split.codec,
               "marker": marker, "unsupported": marker + UNSUPPORTED}
     if split.argument:
         values |= _arguments(language, values.get("params", ""))
     stub = _filled(split.stub, values)
     dispatcher = _filled(split.dispatcher, values)
     return SplitProgram(program=_filled(split.prologue, values) + prompt + completion + "\n" + dispatcher,
-                        tests=prompt[:declaration.start()] + stub + "\n" + tests)
+                        tests=prompt[:declaration.start()] + stub + "\n" + tests,
+                        files={split.codec_module: split.codec} if split.codec_module else {})
 
 
 def unsupported(stderr: str, marker: str) -> str | None:

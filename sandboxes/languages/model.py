@@ -60,6 +60,8 @@ class Split:
     stub: str                       # the tests' side: the function, its calls sent across, results read back
     dispatcher: str                 # the program's side: calls read, the function called, results written
     codec: str = ""                 # the wire format's reader and writer, where a template says @@codec@@
+    codec_module: str = ""          # else the codec's own file beside each side's source (Python: a module the
+                                    # templates import, which the zygote holds warm: not compiled again each run)
     prologue: str = ""              # the program's side's first line(s), before the prompt
     program_end: str = ""           # a regex: what it matches at the tests' start ends the program's side instead
     argument: str = ""              # a regex one argument of the group `params` matches; "": none parsed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import pathlib
+from collections.abc import Mapping
 
 from sandboxes.policy import Step
 from sandboxes.results import RunResult, RunStatus
@@ -27,9 +28,11 @@ TESTS_SIDE = ("sh", "-c", f'cd {TESTS_DIR} && exec "$@"', "sh")
 PROGRAM_SIDE = (PAIR, "--confine", "--")
 
 
-def side_files(name: str, program: str, tests: str) -> dict[str, str]:
-    """The workspace's files of a split candidate whose source file is `name`."""
-    return {f"{PROGRAM_DIR}/{name}": program, f"{TESTS_DIR}/{name}": tests}
+def side_files(name: str, program: str, tests: str, beside: Mapping[str, str]) -> dict[str, str]:
+    """The workspace's files of a split candidate whose source file is `name`, with the files `beside` (its codec
+    module) next to each side's."""
+    return {f"{PROGRAM_DIR}/{name}": program, f"{TESTS_DIR}/{name}": tests,
+            **{f"{side}/{file}": text for file, text in beside.items() for side in (PROGRAM_DIR, TESTS_DIR)}}
 
 
 def tests_side(step: Step) -> Step:

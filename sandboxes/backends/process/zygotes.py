@@ -14,7 +14,7 @@ from sandboxes.backends.process.command import SANDBOX_DIR, Commands, which
 from sandboxes.backends.process.limits import RLIMITS, LimitsError
 from sandboxes.backends.process.slots import Slot
 from sandboxes.backends.process.supervision import Supervisor, sandbox_error
-from sandboxes.backends.process.zygote import CAPABILITIES, INIT, PAIR_LIBRARY, SCRIPT, Zygote
+from sandboxes.backends.process.zygote import CAPABILITIES, INIT, PAIR_LIBRARY, SCRIPT, SCRIPT_DIR, Zygote
 from sandboxes.languages import Language
 from sandboxes.policy import Step
 from sandboxes.results import RunResult
@@ -73,12 +73,20 @@ class Zygotes:
         """A new zygote in the slot, started under the run's memory limit; what it holds becomes resident."""
         slot.set_limits(step.limits, forked=False)
         bytes_before, pids_before = slot.resident_bytes, slot.resident_pids
+        mounts, warm = [], list(language.warm_imports or ())
+        if language.split is not None and language.split.codec_module:    # warm, as the sides' own import finds it
+            codec = self.script.with_name(f"{language.key}-{language.split.codec_module}")
+            if not codec.exists():      # whole, before any zygote binds it (another slot's may be reading it)
+                codec.with_suffix(".new").write_text(language.split.codec)
+                codec.with_suffix(".new").replace(codec)
+            mounts += ["--ro-bind", str(codec), f"{SCRIPT_DIR}/{language.split.codec_module}"]
+            warm.append(pathlib.PurePath(language.split.codec_module).stem)
         command = self.commands.sandbox(
             slot.limits.resident_join, own_hard_limits(), slot.uid,
             ["--as-pid-1", *itertools.chain.from_iterable(("--cap-add", cap) for cap in CAPABILITIES)],
             ["--bind", str(slot.root), SANDBOX_DIR, "--ro-bind", str(self.script), SCRIPT,
-             "--ro-bind", self.init, INIT, "--ro-bind", self.pair_library, PAIR_LIBRARY],
-            SANDBOX_DIR, [*prefix, SCRIPT, *language.warm_imports])
+             "--ro-bind", self.init, INIT, "--ro-bind", self.pair_library, PAIR_LIBRARY, *mounts],
+            SANDBOX_DIR, [*prefix, SCRIPT, *warm])
         zygote = await Zygote.start(command, dict(step.env), prefix)
         slot.limits.track(zygote.child.pid)
         try:

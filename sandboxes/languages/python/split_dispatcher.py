@@ -1,5 +1,7 @@
 
-@@codec@@
+from _rs_wire import _rs_number, _rs_read, _rs_write
+
+
 def _rs_serve(function):
     import builtins
     import os

@@ -1,4 +1,4 @@
-@@codec@@
+from _rs_wire import _rs_read, _rs_write
 import builtins as _rs_builtins
 import os as _rs_os
 import sys as _rs_sys
