@@ -1,2 +1,0 @@
-package reward_tests_
-import {entry}
