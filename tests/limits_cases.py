@@ -82,6 +82,8 @@ CASES = (
     Case("peak measured", "python", ALLOC, "PASS", stdout="alloc", min_peak_mb=64.0),
     Case("split right", "python", "    return x + y\n", "PASS", tests=SPLIT_TESTS),
     Case("split wrong", "python", "    return x - y\n", "RUNTIME_ERROR", tests=SPLIT_TESTS),
+    Case("split spins during a call", "python", "    while True:\n        pass\n", "TIMEOUT", timeout_s=1.0,
+         tests=SPLIT_TESTS),
     # each would pass if what it reaches for were within its reach
     Case("split reads its tests", "python", "    open('../t/main.py').read()\n    return x + y\n", "RUNTIME_ERROR",
          tests=SPLIT_TESTS),

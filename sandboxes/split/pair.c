@@ -14,7 +14,7 @@
  *  - seccomp, unless --may-fork: no new process (fork, vfork, clone without CLONE_THREAD; clone3 answers ENOSYS,
  *    so threads fall back to clone), no ptrace and no process_vm_readv/writev.
  * Once the tests have exited, the program is killed; this exits as the tests did (128 + N for signal N; 1 for
- * SIGKILL, which the program may have sent). A program
+ * SIGKILL, which the program may have sent), or 128 + SIGXCPU where the program ran out of CPU time. A program
  * that fails first is said so on stderr (PROGRAM_ENDED), with how. A failure to set up exits 125
  * (the sandbox's, not the program's: nothing of the program has run), and so does a child that could not be started.
  * Built by the backends at start: gcc -O2 -static; the process backend also builds it as a library whose
@@ -220,19 +220,25 @@ int main(int argc, char **argv) {
     int program_fds[3] = {calls[0], replies[1], 2};
     pid_t program_pid = start(program, PROGRAM_DIR, program_fds, 3, may_fork, 1, tests_pid);
     close(calls[0]), close(calls[1]), close(replies[0]), close(replies[1]), close(null);
-    int status, tests_status = SETUP_FAILED << 8, tests_ended = 0;
+    int status, tests_status = SETUP_FAILED << 8, tests_ended = 0, program_out_of_cpu = 0;
     for (;;) {
         pid_t done = waitpid(-1, &status, 0);
         if (done < 0) {
             if (errno == EINTR) continue;
             break;
         }
-        if (done == program_pid && !tests_ended) describe(status);
+        if (done == program_pid && !tests_ended) {
+            describe(status);
+            program_out_of_cpu = WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU;
+        }
         if (done == tests_pid) {
             tests_status = status, tests_ended = 1;
             kill(program_pid, SIGKILL);
         }
     }
+    /* The program ran out of CPU time (its RLIMIT_CPU) while its tests ran: the run's CPU-time death, as one process
+     * spinning in the function would have been, whatever the tests made of the call that never came back. */
+    if (program_out_of_cpu) return 128 + SIGXCPU;
     /* The tests killed by SIGKILL: where the kernel does not scope signals (Landlock ABI < 6) the program may have sent
      * it, so it is the tests' failure (exit 1), never a sandbox death that runs the step again with the program's
      * files from this try still in p/; the OOM killer's is the memory cgroup's count, which the policy reads first. */

@@ -1,6 +1,7 @@
 from _rs_wire import _rs_read, _rs_write
 import builtins as _rs_builtins
 import os as _rs_os
+import signal as _rs_signal
 import sys as _rs_sys
 
 _rs_calls = _rs_os.fdopen(3, "wb")
@@ -36,7 +37,22 @@ def _rs_call(args):
         if isinstance(kind, type) and issubclass(kind, Exception):
             raise kind(message)
         raise RuntimeError(f"the function raised {name}: {message}")
-    raise RuntimeError("the program ended during a call" if tag == b"" else "the program's reply is not a value")
+    if tag == b"":
+        _rs_out_of_cpu()
+        raise RuntimeError("the program ended during a call")
+    raise RuntimeError("the program's reply is not a value")
+
+
+def _rs_out_of_cpu():
+    """Where the program is this process's child (forked from the zygote), a program that ran out of CPU time is the
+    run's CPU-time death, as pair makes it where the two are siblings."""
+    try:
+        _, status = _rs_os.waitpid(-1, 0)
+    except ChildProcessError:
+        return
+    if _rs_os.WIFSIGNALED(status) and _rs_os.WTERMSIG(status) == _rs_signal.SIGXCPU:
+        print("pair: the program ran out of CPU time during a call", file=_rs_sys.stderr, flush=True)
+        _rs_os._exit(128 + _rs_signal.SIGXCPU)
 
 
 def @@entry@@(*args):
