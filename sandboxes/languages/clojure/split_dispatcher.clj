@@ -1,0 +1,2 @@
+
+(rs-wire/serve @@entry@@)
