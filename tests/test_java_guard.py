@@ -161,6 +161,12 @@ HONEST = [
     # what the program prints goes to stderr, never among the replies
     Honest("prints", '        System.out.println("adding " + x);\n        return x + y;',
            '        System.out.println("adding " + x);\n        return x - y;', ADD),
+    # printed before the dispatcher's main: by a static initializer and a static field's (without a newline)
+    Honest("prints from its initializers",
+           body("return x + y;", "}", 'static { System.out.println("starting é ✓ 😀"); }',
+                'static final long START = log("RNl2:i0;i1;");',
+                "static long log(String s) { System.out.print(s); return 0l; }", "static void unused() {"),
+           body("return x - y;", "}", 'static { System.out.println("starting"); }', "static void unused() {"), ADD),
     Honest("floats", "        return x / 2;", "        return Math.abs(x) / 2;", HALF),
     Honest("nested lists of Unicode strings",
            body("ArrayList<ArrayList<String>> out = new ArrayList<>();", "for (ArrayList<String> row : grid) {",

@@ -27,6 +27,9 @@
         static final java.util.Set<String> NAMES = java.util.Set.of("long", "Long", "int", "Integer", "double",
             "Double", "float", "Float", "boolean", "Boolean", "char", "Character", "String", "Object", "ArrayList",
             "List", "HashMap", "Map", "HashSet", "Set", "Optional");
+        // the dispatcher's first reply bytes: what the program printed before them (class Problem's static
+        // initializers run before the dispatcher's main) is skipped by the stub
+        static final String READY = "\u0000split: ready\n";
         static java.io.OutputStream calls;
         static java.io.InputStream replies;
 
@@ -48,9 +51,8 @@
                 Runtime.getRuntime().halt(1);
             }
             try {
-                if (calls == null) {
-                    calls = new java.io.FileOutputStream(descriptor(3));
-                    replies = new java.io.BufferedInputStream(new java.io.FileInputStream(descriptor(4)));
+                if (replies == null) {
+                    opened();
                 }
                 calls.write(out.toByteArray());
                 calls.flush();
@@ -74,6 +76,20 @@
             } catch (java.io.IOException e) {
                 throw new IllegalStateException("the program ended during a call", e);
             }
+        }
+
+        // fds 3 (calls) and 4 (replies), the replies past the dispatcher's READY
+        static void opened() throws java.io.IOException {
+            calls = new java.io.FileOutputStream(descriptor(3));
+            java.io.InputStream in = new java.io.BufferedInputStream(new java.io.FileInputStream(descriptor(4)));
+            for (int matched = 0; matched < READY.length(); ) {
+                int c = in.read();
+                if (c < 0) {
+                    throw new java.io.EOFException("the program ended before it answered");
+                }
+                matched = c == READY.charAt(matched) ? matched + 1 : c == 0 ? 1 : 0;
+            }
+            replies = in;
         }
 
         // fd 3 or 4 of the tests: Java opens no descriptor by number, so the run command opens java.io to this field
@@ -123,7 +139,10 @@
             java.io.InputStream in = new java.io.BufferedInputStream(
                 new java.io.FileInputStream(java.io.FileDescriptor.in));
             java.io.OutputStream replies = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+            System.out.flush();            // what the initializers printed, before the READY that skips it
             System.setOut(System.err);     // what the program prints goes to stderr, never among the replies
+            replies.write(READY.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            replies.flush();
             Kind result = kind(ret);
             Kind[] kinds = new Kind[params.length];
             for (int i = 0; i < params.length; i++) {
