@@ -93,10 +93,14 @@ HONEST = [
     Honest("add", "  return x + y\nend\n", WRONG, ADD),
     Honest("sample", "  return a + b\nend\n", "  return a - b\nend\n", SAMPLE),
     # helpers, string methods and globals of its own, output during a call, text beyond ASCII, a global named as
-    # luaunit's (print at the top level, before the dispatcher takes stdout, lands among the replies)
+    # luaunit's
     Honest("helpers", "  print(('é ✓ 😀'):shout(), arg[0] ~= nil)\n  return twice(x + y) / 2\nend\n"
            "twice = function(v) return 2 * v end\nstring.shout = function(s) return s:upper() .. '!' end\n"
            "assertEquals = 1\n", "  return twice(x - y) / 2\nend\ntwice = function(v) return 2 * v end\n", ADD),
+    # output at the top level, before the dispatcher at the end runs (a reply's shape among it), and a read of stdin
+    Honest("prints at the top level", "  return x + y\nend\nprint('starting é ✓ 😀', 1)\nio.write('RNl2:i0;i1;')\n"
+           "io.stdout:write('\\0R')\nassert(io.read() == nil)\n",
+           "  return x - y\nend\nprint('starting')\nio.write('RNl2:i0;i1;')\n", ADD),
     Honest("text beyond ASCII", "  return x + y -- é ✓ 😀\nend\n", WRONG, Problem(
         "lua", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),
     # a prompt's function named like a global the tests' environment copies: the tests find the program's
@@ -119,8 +123,8 @@ globals().update(case_tests(HACKS, held=HELD + SPLIT_HACKS, honest=HONEST))
 
 
 def test_errors_point_at_the_program(results) -> None:
-    """The tests' failure is theirs; the program's side is prompt + completion + "\\n" + dispatcher: the broken line
-    is line 8 of main.lua."""
+    """The tests' failure is theirs; the program's side is the prologue + prompt + completion + "\\n" + dispatcher,
+    the prologue on the prompt's first line: the broken line is line 8 of main.lua."""
     assert "assertion failed!" in results["wrong/sample"].detail, results["wrong/sample"].detail
     broken = results["broken"]
     assert verdict_name(broken) == "RUNTIME_ERROR" and "main.lua:8:" in broken.detail, broken.detail
