@@ -1,0 +1,2 @@
+
+RsServe.serve(fn args -> apply(@@module@@, :@@entry@@, args) end)
