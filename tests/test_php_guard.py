@@ -140,6 +140,11 @@ HONEST = [
            "  function twice($v) { return 2 * $v; }\n$calls = 0;\n$tests = $reward_guard_program = 'mine';\n"
            "  class candidate { }\necho 'add(1, 1): ', add(1, 1), \"\\n\";\n",
            "    return twice($x - $y) / 2;\n}\n  function twice($v) { return 2 * $v; }\n", ADD),
+    # output at the top level that reaches fd 1 before the dispatcher runs (its buffer flushed, STDOUT itself, a
+    # reply's shape)
+    Honest("output flushed at the top level", "    return $x + $y;\n}\necho 'starting é ✓ 😀';\nob_end_flush();\n"
+           "fwrite(STDOUT, \"RNl2:i0;i1;\\0R\");\n",
+           "    return $x - $y;\n}\necho 'starting';\nob_end_flush();\nfwrite(STDOUT, 'RNl2:i0;i1;');\n", ADD),
     # lengths the grader counts in UTF-8 bytes
     Honest("text beyond ASCII", "    return strlen('é ✓ 😀') - 11 + $x + $y;\n}\n", WRONG, Problem(
         "php", ADD_PROMPT.replace("x and y", "x and y (é ✓ 😀)"), ADD_TESTS, STOPS)),

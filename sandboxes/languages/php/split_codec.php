@@ -1,5 +1,9 @@
 // The wire format (docs/guards.md, "Values across the pipe"), both sides' reader and writer: data only, never code.
 
+// the dispatcher's first reply bytes: what reached fd 1 before them (the program's top-level output past the run
+// command's buffer, or flushed or written to STDOUT itself) is skipped by the stub
+const _RS_READY = "\0split: ready\n";
+
 // `$value`'s encoding: a list array as a list, any other array as a map
 function _rs_write(mixed $value): string
 {

@@ -1,7 +1,7 @@
 @@codec@@
 
-// The calls of `$function` answered on the standard output, one reply each; what the program printed (still buffered:
-// the language's run command) and prints from now on goes to stderr, never among the replies
+// The calls of `$function` answered on the standard output, one reply each after _RS_READY; what the program printed
+// (still buffered: the language's run command) and prints from now on goes to stderr, never among the replies
 function _rs_serve(callable $function): void
 {
     ini_set('display_errors', 'stderr');
@@ -12,6 +12,8 @@ function _rs_serve(callable $function): void
         fwrite(STDERR, $text);
         return '';
     }, 1);
+    fwrite(STDOUT, _RS_READY);
+    fflush(STDOUT);
     while (fread(STDIN, 1) === 'C') {
         $args = [];
         for ($count = _rs_number(STDIN, ':'); count($args) < $count;) {

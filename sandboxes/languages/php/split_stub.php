@@ -5,7 +5,16 @@ function _rs_call(array $args): mixed
 {
     static $calls = null, $replies = null;
     $calls ??= fopen('php://fd/3', 'wb');
-    $replies ??= fopen('php://fd/4', 'rb');
+    if ($replies === null) {
+        $replies = fopen('php://fd/4', 'rb');
+        for ($matched = 0; $matched < strlen(_RS_READY);) {
+            $byte = fread($replies, 1);
+            if ($byte === '' || $byte === false) {
+                throw new Exception('the program ended before it answered');
+            }
+            $matched = $byte === _RS_READY[$matched] ? $matched + 1 : ($byte === "\0" ? 1 : 0);
+        }
+    }
     try {
         $out = 'C' . count($args) . ':' . implode('', array_map('_rs_write', $args));
     } catch (TypeError $e) {   // the benchmark's argument, not the program's doing
