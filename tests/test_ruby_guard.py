@@ -121,6 +121,10 @@ HONEST = [
     Honest("arrays", "  l.uniq.sort\nend\n", "  l\nend\n", Problem("ruby", SORT_PROMPT, SORT_TESTS, STOPS)),
     Honest("hashes", "  s.split.tally\nend\n", "  s.split.tally.transform_values { |v| v + 1 }\nend\n",
            Problem("ruby", COUNT_PROMPT, COUNT_TESTS, STOPS)),
+    # output before the dispatcher's BEGIN takes stdout: a BEGIN block of its own (a reply's shape among it)
+    Honest("prints in a BEGIN block",
+           "  x + y\nend\nBEGIN { puts 'starting é ✓ 😀'; $stdout.write(\"RNl2:i0;i1;\\0R\") }\n",
+           "  x - y\nend\nBEGIN { puts 'starting' }\n", ADD),
     # helpers, state on self, a library, output, core classes extended, a method named as the tests' tool
     # (indented: a line that starts with `def` or `class` is a stop token)
     Honest("helpers", "  @calls = (@calls || 0) + 1\n  twice(x + y) / 2\nend\nrequire 'prime'\n"

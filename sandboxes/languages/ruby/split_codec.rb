@@ -2,6 +2,10 @@
 require 'set'
 
 module RsWire
+  # the dispatcher's first reply bytes: what the program printed before its BEGIN took stdout (in a BEGIN block of its
+  # own) is skipped by the stub
+  READY = "\0split: ready\n".b
+
   # `value`'s encoding appended to the binary String `out`
   def self.write(value, out)
     case value

@@ -8,8 +8,10 @@ BEGIN {
 
 @@codec@@
 module RsServe
-  # the calls of `function` answered, one reply each
+  # the calls of `function` answered, one reply each after the ready word
   def self.serve(function, calls, replies)
+    replies.write(RsWire::READY)
+    replies.flush
     while calls.read(1) == 'C'
       args = Array.new(RsWire.number(calls, ':')) { RsWire.read(calls) }
       replies.write(answer(function, args))

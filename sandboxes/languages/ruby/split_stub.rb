@@ -16,10 +16,23 @@ module RsSplit
     reply(out, args)
   end
 
+  # the replies past the dispatcher's READY, once
+  def self.ready
+    return if @ready
+
+    matched = 0
+    while matched < RsWire::READY.size
+      byte = REPLIES.read(1) or return # the program ended: the call reads no reply
+      matched = byte == RsWire::READY[matched] ? matched + 1 : (byte == "\0" ? 1 : 0)
+    end
+    @ready = true
+  end
+
   def self.reply(out, args)
     tag = begin
       CALLS.write(out)
       CALLS.flush
+      ready
       REPLIES.read(1)
     rescue Errno::EPIPE
       nil
