@@ -110,6 +110,10 @@ HONEST = [
            "{ package Helper; sub id { $_[0] } }\nprint STDERR 'at ', length($0) > 0, \"\\n\";\n"
            "  sub testhumaneval { die 'not the tests' }\n  sub eq_deeply { 0 }\n",
            "    return twice($x - $y) / 2;\n}\n  sub twice { return 2 * $_[0] }\n", ADD),
+    # output at the top level, before the dispatcher moves stdout: unbuffered, so on the replies' fd (a reply's shape)
+    Honest("prints at the top level",
+           "    return $x + $y;\n}\n$| = 1;\nprint 'starting é ✓ 😀', \"RNl2:i0;i1;R\\n\";\n",
+           "    return $x - $y;\n}\n$| = 1;\nprint \"starting\\n\";\n", ADD),
     # Test::Deep's loose leaves: a string for a number
     Honest("loose equality", "    return '' . ($x + $y);\n}\n", "    return '' . ($x - $y);\n}\n", ADD),
     # Test::Deep's own comparisons (not plain data): Test::Deep compares them
