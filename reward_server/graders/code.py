@@ -94,7 +94,6 @@ class _Program:
     files: dict[str, str] = dataclasses.field(default_factory=dict)
     marker: str = ""            # the end-of-tests marker stderr must carry after exit 0; "" when unguarded
     call: bool = False
-    compile: tuple[str, ...] = ()   # what builds it, in place of the language's compile (a harness's); (): that
     tests: str | None = None    # function style, split: the tests' own source (split_tests.py)
 
 
@@ -165,7 +164,7 @@ class CodeGrader:
         if job.tests:
             program = function_program(language, job.prompt, code, job.stop_tokens, job.tests)
             return _Program(program.source, [""], [None], program.files, program.marker,
-                            compile=program.compile, tests=program.tests or None)
+                            tests=program.tests or None)
         if job.function_name:
             size = sum(len(stdin) + len(expected) for stdin, expected in job.io_tests)
             if size > THREADED_COMPARE_CHARS:  # megabytes of JSON take a while to read: off the loop
@@ -185,8 +184,6 @@ class CodeGrader:
         mark = time.monotonic()
         tests: list[TestGrade] = []
         checks: list[tuple[TestGrade, Check]] = []    # with a checker: the runs that ended well, to be checked
-        if program.compile:
-            language = dataclasses.replace(language, compile=program.compile)
         async with self.pool.workspace(language, program.source, files=program.files, tests=program.tests,
                                        priority=priority, caller=caller, deadline=deadline) as workspace:
             stages["queue"], mark = time.monotonic() - mark, time.monotonic()

@@ -8,10 +8,7 @@ them would have produced. Empty stop tokens are ignored: they would cut everythi
 Where the language has a split (split_tests.py), the tests run in a process of their own. Else exit 0 is not enough to
 pass (docs/guards.md): the program we run also writes a fresh end-of-tests marker to stderr once the tests have run to
 the end, by the language table's `harness` (text around, and rewrites in, the tests). A language with none, or tests
-that none of its harnesses fits, runs the plain MultiPL-E program, unguarded. A harness with a `tests_file` gives the
-tests a translation unit of their own, which its compile builds with the program's: the program's source is then
-the prompt and the completion alone (and the brace the tests begin with), the tests' file the prompt's
-declarations and the harnessed tests, so that nothing the program defines reaches the tests.
+that none of its harnesses fits, runs the plain MultiPL-E program, unguarded.
 """
 
 from __future__ import annotations
@@ -24,15 +21,12 @@ from reward_server.graders.end_marker import fill, new_marker, problem_marker
 from reward_server.graders.split_tests import split_program
 from sandboxes.languages import Harness, Language
 
-ENTRY = "{entry}"   # in a harness's declaration: the prompt's function, as its declare regex's group `entry` names it
-
 
 @dataclasses.dataclass(frozen=True)
 class FunctionProgram:
     source: str
     marker: str = ""        # what stderr must carry after exit 0; "" when unguarded
-    files: dict[str, str] = dataclasses.field(default_factory=dict)   # beside the source: the tests' own unit
-    compile: tuple[str, ...] = ()   # what builds the source and files, in place of the language's compile; ()
+    files: dict[str, str] = dataclasses.field(default_factory=dict)   # beside each side's source: the codec
     tests: str = ""         # the tests' own source, run in a process of their own (split_tests.py); "": none
 
 
@@ -61,7 +55,7 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
         end = re.match(language.split.program_end, tests) if language.split.program_end else None
         if end:     # the tests begin by closing what the completion left open: the program's side ends with it
             cut, tests = cut + end.group(0), tests[end.end():]
-        harnessed_tests = next((around for harness in language.harness if not harness.tests_file
+        harnessed_tests = next((around for harness in language.harness
                                 if (around := _around(harness, tests, marker)) is not None), None)
         if harnessed_tests is None:     # the tests' own exit status decides: nothing of the program is in them
             harnessed_tests, marker = tests, ""
@@ -70,13 +64,9 @@ def function_program(language: Language, prompt: str, completion: str, stop_toke
     marker = new_marker()
     program = assemble_program(prompt, completion, stop_tokens, "")
     for harness in language.harness:
-        if harness.tests_file:
-            fitted = in_units(harness, prompt, program, tests, marker)
-        else:
-            source = harnessed(harness, program, tests, marker)
-            fitted = None if source is None else FunctionProgram(source, marker=marker)
-        if fitted is not None:
-            return fitted
+        source = harnessed(harness, program, tests, marker)
+        if source is not None:
+            return FunctionProgram(source, marker=marker)
     return FunctionProgram(program + tests)
 
 
@@ -85,28 +75,6 @@ def harnessed(harness: Harness, program: str, tests: str, marker: str) -> str | 
     does not fit these tests."""
     around = _around(harness, tests, marker)
     return None if around is None else program + around
-
-
-def in_units(harness: Harness, prompt: str, program: str, tests: str, marker: str) -> FunctionProgram | None:
-    """The program (+ what the harness's program_end takes from the start of the tests) as the source, and in the
-    harness's tests_file the prompt as its `declare` makes it + prologue + the rest of the tests, rewritten + "\\n" +
-    epilogue; None when the harness does not fit this prompt and these tests."""
-    pattern, declaration = harness.declare
-    declared, found = re.subn(pattern, lambda match: _declared(declaration, match), prompt, count=1)
-    end = re.match(harness.program_end, tests) if harness.program_end else None
-    if end:
-        program, tests = program + end.group(0) + "\n", tests[end.end():]
-    around = _around(harness, tests, marker)
-    if not found or around is None:
-        return None
-    return FunctionProgram(program, marker=marker, files={harness.tests_file: declared + around},
-                           compile=harness.compile)
-
-
-def _declared(declaration: str, match: re.Match) -> str:
-    """The declaration, its {entry} the name the declare regex's group `entry` matched (if it has one)."""
-    entry = match.groupdict().get("entry")
-    return declaration if entry is None else declaration.replace(ENTRY, entry)
 
 
 def _around(harness: Harness, tests: str, marker: str) -> str | None:

@@ -25,9 +25,8 @@ SECTION_FIELDS: dict[str, frozenset[str]] = {
                            "run_class_archive"}),
     "grading": frozenset({"checker", "harness", "split", "call_harness"}),
 }
-_HARNESS_FIELDS = frozenset({"when", "substitute", "rewrite", "replacement", "prologue", "epilogue", "tests_file",
-                             "declare", "declaration", "program_end", "compile_script"})
-_HARNESS_PAIRS = {"rewrite": "replacement", "declare": "declaration"}    # a regex and the file that replaces its match
+_HARNESS_FIELDS = frozenset({"when", "substitute", "rewrite", "replacement", "prologue", "epilogue"})
+_HARNESS_PAIRS = {"rewrite": "replacement"}    # a regex and the file that replaces its match
 
 
 class LanguageFolderError(ValueError):
@@ -86,15 +85,13 @@ def _harness(folder: pathlib.Path, layout: dict) -> dict:
     if unknown:
         raise LanguageFolderError(f"language {folder.name}: unknown harness fields {sorted(unknown)}")
     harness = {name: _read(folder, layout[name]) for name in ("prologue", "epilogue") if name in layout}
-    harness |= {name: layout[name] for name in ("when", "substitute", "tests_file", "program_end") if name in layout}
+    harness |= {name: layout[name] for name in ("when", "substitute") if name in layout}
     for pattern, replacement in _HARNESS_PAIRS.items():
         if (pattern in layout) != (replacement in layout):
             raise LanguageFolderError(
                 f"language {folder.name}: a harness {pattern} needs its {replacement}, and only it")
         if pattern in layout:
             harness[pattern] = [layout[pattern], _read(folder, layout[replacement])]
-    if "compile_script" in layout:
-        harness["compile"] = list(script_command(_read(folder, layout["compile_script"])))
     return harness
 
 

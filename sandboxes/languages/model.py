@@ -31,18 +31,13 @@ def script_command(text: str) -> tuple[str, ...]:
 class Harness:
     """Code around a function-style program's tests that writes the end-of-tests marker (`{marker}`) to stderr
     once they have run to the end, and only then (docs/guards.md). A language lists one per layout its tests
-    come in; the first that fits the tests is used, and tests that none fits run as they are. With `tests_file` the
-    tests are a unit of their own, beside the program's, which no macro or symbol of the program reaches."""
+    come in; the first that fits the tests is used, and tests that none fits run as they are."""
 
     when: str = ""                  # a regex the tests must match ("": any tests)
     rewrite: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the tests, which it must match
     substitute: tuple[tuple[str, str], ...] = ()  # (regex, re.sub template) pairs: every match, before rewrite
-    prologue: str = ""              # between the completion (with tests_file: the prompt's declarations) and tests
+    prologue: str = ""              # between the completion and the tests
     epilogue: str = ""              # after the tests
-    tests_file: str = ""            # the tests' own unit: the prompt as `declare` makes it, prologue, tests, epilogue
-    declare: tuple[str, ...] = ()   # (regex, literal replacement) applied once to the prompt, which it must match
-    program_end: str = ""           # a regex: what it matches at the tests' start ends the program's unit instead
-    compile: tuple[str, ...] = ()   # the build of the two units, in place of the language's compile
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,7 +178,7 @@ class Language:
         return [part.format_map(values) for part in template]
 
 
-_HARNESS_TUPLES = ("rewrite", "declare", "compile")
+_HARNESS_TUPLES = ("rewrite",)
 _TUPLE_FIELDS = ("aliases", "compile", "run", "version", "stderr_failure_markers", "memory_error_markers",
                  "packages", "warm_imports")
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+(?P<pin>=[A-Za-z0-9.+~:-]+)?")
@@ -275,21 +270,12 @@ def _harness_from_toml(key: str, entry: dict) -> Harness:
     if set(entry) - known:
         raise ValueError(f"language {key}: unknown harness fields {sorted(set(entry) - known)}")
     harness = Harness(**{name: tuple(value) if name in _HARNESS_TUPLES else value for name, value in entry.items()})
-    for name in ("rewrite", "declare"):
-        if getattr(harness, name) and len(getattr(harness, name)) != 2:
-            raise ValueError(f"language {key}: a harness {name} is [regex, replacement]")
-    unit = (harness.tests_file, harness.declare, harness.compile)
-    if any(unit) and not all(unit):
-        raise ValueError(f"language {key}: a harness's tests_file, declare and compile go together")
-    if harness.program_end and not harness.tests_file:
-        raise ValueError(f"language {key}: a harness's program_end needs a tests_file")
-    if pathlib.PurePath(harness.tests_file).name != harness.tests_file:
-        raise ValueError(f"language {key}: harness tests_file {harness.tests_file!r} is a plain file name")
+    if harness.rewrite and len(harness.rewrite) != 2:
+        raise ValueError(f"language {key}: a harness rewrite is [regex, replacement]")
     if any(len(pair) != 2 for pair in harness.substitute):
         raise ValueError(f"language {key}: a harness substitute is a list of [regex, template] pairs")
     harness = dataclasses.replace(harness, substitute=tuple(tuple(pair) for pair in harness.substitute))
-    for pattern in (harness.when, harness.program_end, *harness.rewrite[:1], *harness.declare[:1],
-                    *(pattern for pattern, _ in harness.substitute)):
+    for pattern in (harness.when, *harness.rewrite[:1], *(pattern for pattern, _ in harness.substitute)):
         re.compile(pattern)
     return harness
 

@@ -115,26 +115,8 @@ def test_a_folder_reads_its_files_into_the_language(tmp_path: Path) -> None:
     assert (language.timeout_s, language.comment) == (defaults["run"]["timeout_s"], defaults["prompt"]["comment"])
 
 
-UNITS = ("[grading]\n[[grading.harness]]\ntests_file = 'tests.x'\ndeclare = '\\{\\s*\\Z'\ndeclaration = 'd.x'\n"
-         "program_end = '\\A\\s*\\}'\ncompile_script = 'units.sh'\n")
-
-
-def test_a_harness_gives_the_tests_a_unit_of_their_own_from_its_files(tmp_path: Path) -> None:
-    """A layout whose tests are a unit of their own names its declaration and its compile script, read in."""
-    write_folder(tmp_path, "a", FOLDER + UNITS, {"d.x": ";\n", "units.sh": 'cc "$0" tests.x\n'})
-    [language] = LanguageTable.load(tmp_path)
-    [harness] = language.harness
-    assert (harness.tests_file, harness.declare, harness.program_end, harness.compile) == (
-        "tests.x", (r"\{\s*\Z", ";\n"), r"\A\s*\}", ("sh", "-c", 'cc "$0" tests.x\n', "{source}"))
-
-
 @pytest.mark.parametrize(("toml", "files", "error"), [
     (FOLDER + '[prompt]\nsource_file = "b"\n', {}, r"\['source_file'\] do not belong in \[prompt\]"),
-    (FOLDER + UNITS.replace("compile_script = 'units.sh'\n", ""), {"d.x": ""}, "go together"),
-    (FOLDER + UNITS.replace("declaration = 'd.x'\n", ""), {"units.sh": ""}, "needs its declaration"),
-    (FOLDER + UNITS.replace("tests_file = 'tests.x'", "tests_file = 'x/tests.x'"), {"d.x": "", "units.sh": ""},
-     "plain file name"),
-    (FOLDER + "[grading]\n[[grading.harness]]\nprogram_end = 'x'\n", {}, "needs a tests_file"),
     (FOLDER + '[other]\nx = 1\n', {}, r"unknown section \[other\]"),
     (FOLDER + "[grading]\n[[grading.harness]]\nepilogue = 'missing.x'\n", {}, "'missing.x' is not a file"),
     (FOLDER + "[grading]\n[[grading.harness]]\nepilogue = '../a/language.toml'\n", {}, "is not a file of its folder"),
