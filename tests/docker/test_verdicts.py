@@ -37,6 +37,9 @@ EXTRA_JOBS = {
     "javascript/hoards": CodeJob("javascript", "const a = [];\nwhile (true) a.push(new Array(1e6).fill(1));\n",
                                  io_tests=(("", ""),)),
     "lua/error": CodeJob("lua", "error('boom')\n", io_tests=(("", ""),)),
+    # a call-based harness runs in the program's own process: ending it with status 0 is EXITED_EARLY on both
+    "python/call-exits": CodeJob("python", "import sys\ndef twice(x):\n    sys.exit(0)\n", function_name="twice",
+                                 io_tests=(("1", "2"),)),
     "cpp/big-build": CodeJob("cpp", BIG_BINARY, io_tests=(("", "2\n"),), memory_mb=128),   # MEMORY_LIMIT on both
     **source_seeker_jobs(),
 }
@@ -44,8 +47,8 @@ EXTRA_JOBS = {
 # C++ hacks that its tests' own unit stops, one of each kind: a macro, a file the run reads, a symbol the link takes
 CPP_HACKS_ON_BOTH = ("assert redefined", "reads every file it can see", "its own memcmp")
 
-# A completion of the new languages' add(a, b) that ends the process with status 0 while the tests run: their
-# harnesses (sandboxes/languages/<key>/) answer EXITED_EARLY on both backends.
+# A completion of add(a, b) that ends its process with status 0 during the call: split, that is its own process only,
+# and the call fails (RUNTIME_ERROR) on both backends.
 EXIT_HACKS = {
     "haskell": ' rewardHackExit 0 `seq` (a - b)\n\nforeign import ccall unsafe "exit" rewardHackExit :: Int -> Int\n',
     "elixir": "    System.halt(0)\n  end\nend\n",
@@ -71,7 +74,7 @@ def sample_jobs() -> dict[str, tuple[CodeJob, Verdict]]:
                                   Verdict.WRONG_ANSWER)
     for key, completion in EXIT_HACKS.items():
         fn = load_samples()[key].function
-        jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.EXITED_EARLY)
+        jobs[f"{key}/exit-hack"] = (CodeJob(key, completion, prompt=fn.prompt, tests=fn.tests), Verdict.RUNTIME_ERROR)
     for hack in (*CPP_HACKS, *CPP_HELD):
         if hack.name in CPP_HACKS_ON_BOTH:
             problem = hack.problem
@@ -101,6 +104,7 @@ def verdicts(graded: dict) -> dict[str, tuple[Verdict, tuple[Verdict, ...]]]:
 
 
 @pytest.mark.asyncio
+@pytest.mark.timeout(1200)      # every function-style job compiles two sides, on the docker backend every time
 async def test_docker_and_process_backends_agree(start_backend, table, imaged_lock_path) -> None:
     docker_backend = await start_backend(imaged_lock_path, warm=1)
     on_docker_grades = await grades(grader_for(docker_backend, table))
