@@ -340,6 +340,8 @@ def serve():
             answer = {"started": said == b"S", "error": said.decode(errors="replace"),
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status)
                       else SIGNAL_EXIT + os.WTERMSIG(status)}
+            if request["split"] is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+                answer["exit_code"] = 1     # the tests killed, as pair.c has it: their failure, never a sandbox death
         if init is not None:
             os.kill(init, signal.SIGUSR1)                   # it kills and reaps every process the program left
             _, init_status, usage = os.wait4(init, 0)       # with what they used
