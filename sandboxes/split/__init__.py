@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import functools
 import pathlib
 from collections.abc import Mapping
 
@@ -71,6 +72,7 @@ def unpaired(step: Step) -> tuple[Step, bool] | None:
     return dataclasses.replace(step, argv=sides[:len(sides) // 2]), may_fork
 
 
+@functools.cache
 def landlock_abi() -> int:
     """This kernel's Landlock ABI version; 0 where it has none (before Linux 5.13, or not among the LSMs it runs)."""
     syscall = ctypes.CDLL(None, use_errno=True).syscall

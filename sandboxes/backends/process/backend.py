@@ -261,7 +261,6 @@ class ProcessWorkspace:
         self.path = path
         self.compiled_away = compiled_away
         self.tests = tests          # a split's tests' source: the tests run in a process of their own
-        self.split = tests is not None
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
@@ -300,7 +299,7 @@ class ProcessWorkspace:
         step = run_step(self.language, self.source, limits)
         step, artifact_tree = await self.backend.artifact_builds.prepare_run(
             self.language, dataclasses.replace(step, argv=(*step.argv, *args)))
-        if self.split:
+        if self.tests is not None:
             assert self.language.split is not None
             step = split.paired(step, self.language.split.may_fork)
         return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, artifact_tree)
