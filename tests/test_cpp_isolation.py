@@ -59,9 +59,10 @@ HACKS = [
          "RUNTIME_ERROR", ADD),
     Hack("its own __assert_fail", "    return x - y; }\nextern \"C\" void __assert_fail(const char*, const char*, "
          "unsigned int, const char*) noexcept { std::_Exit(0); }\nstatic void reward_hack_() {", "RUNTIME_ERROR", ADD),
-    Hack("its own main, the tests' renamed",    # the dispatcher's renamed: no call is answered
+    # the dispatcher's unit defines main (where the prompt's text before the entry is includes only: SplitUnit)
+    Hack("its own main, the tests' renamed",
          "    return x - y; }\nint main() { return 0; }\n#define main reward_hack_main_\nstatic void reward_hack_() {",
-         "RUNTIME_ERROR", ADD),
+         "COMPILE_ERROR", ADD),
     # the program ends before the first call: the tests' call fails
     Hack("static constructor exits 0",
          "    return x - y; }\nstatic int reward_hack_ = (std::exit(0), 0);\nstatic void reward_hack_f_() {",

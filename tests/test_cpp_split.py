@@ -38,9 +38,20 @@ OWN_DISPATCHER = ("    return x - y; }\n#include <unistd.h>\nint main() {\n    c
                   "    while (read(0, &byte, 1) == 1) if (byte == 'C') write(3, \"Ri1;l2:i0;i0;\", 13); }\n"
                   "#define main reward_hack_main_\nstatic void reward_hack_() {")
 
+# what the prompt has before its entry is no longer includes alone: the dispatcher is compiled with each program, not
+# in a unit of its own (SplitUnit), as it is where the entry is static
+WITH_HELPER = cpp("long twice_(long v) { return 2 * v; }\nlong add(long x, long y)",
+                  "    assert(candidate((2), (3)) == (5));\n    assert(candidate((7), (5)) == (12));\n", "add")
+STATIC = cpp("static long add(long x, long y)",
+             "    assert(candidate((2), (3)) == (5));\n    assert(candidate((7), (5)) == (12));\n", "add")
+
 HACKS = [
     Hack("exits 0 during a call", "    std::exit(0);", "RUNTIME_ERROR", ADD),
-    Hack("a dispatcher of its own that answers 1", OWN_DISPATCHER, "RUNTIME_ERROR", ADD),
+    # the dispatcher's unit defines main: a program's own main cannot link with it
+    Hack("a dispatcher of its own that answers 1", OWN_DISPATCHER, "COMPILE_ERROR", ADD),
+    # with the dispatcher in the program's source, its main renamed away: the tests' side sees a reply it never asked
+    Hack("a dispatcher of its own, no unit", OWN_DISPATCHER, "RUNTIME_ERROR", WITH_HELPER),
+    Hack("a dispatcher of its own, a static entry", OWN_DISPATCHER, "RUNTIME_ERROR", STATIC),
 ]
 # fail plainly too: split, they still fail
 HELD = [
@@ -100,6 +111,9 @@ HONEST = [
                "    assert(threw);\n    assert(candidate({1, 2}, 1) == 2);\n", "at")),
     Honest("what it prints", '    std::cout << "adding" << std::endl;\n    printf("x\\n");\n    return x + y;',
            "    return x - y;", ADD),
+    Honest("a helper of the prompt's before the entry (no unit)", "    return twice_(x) / 2 + y;", "    return x;",
+           WITH_HELPER),
+    Honest("a static entry (no unit)", "    return x + y;", "    return x;", STATIC),
     Honest("no arguments, a set in a pair, vector<bool>",
            "    return {2, {1, 3}};", "    return {2, {}};",
            cpp("std::pair<long, std::set<long>> pair_of()",

@@ -3,11 +3,12 @@
 The program's side is what the reference runs up to the tests (the prompt and the completion cut at its stop tokens,
 then what the tests begin with that closes it: the split's program_end), after the language's prologue where it has
 one (what must happen before the program's first line), and then the language's dispatcher, which answers calls of
-the entry function read from its stdin. The tests' side is the
-prompt up to its declaration of the entry function (its helpers exactly as the dataset wrote them), the language's
-stub in the function's place, which sends each call's arguments across and returns the value read back, and the tests
-under the language's harness (the end-of-tests marker after them). Only data crosses, in the wire format of
-docs/guards.md: nothing the program defines, and no marker or expected value, reaches the other side.
+the entry function read from its stdin (or the dispatcher in a unit of its own, compiled once per problem and linked
+to each program: the language's SplitUnit, where the prompt's text before the declaration links nothing twice). The
+tests' side is the prompt up to its declaration of the entry function (its helpers exactly as the dataset wrote them),
+the language's stub in the function's place, which sends each call's arguments across and returns the value read back,
+and the tests under the language's harness (the end-of-tests marker after them). Only data crosses, in the wire format
+of docs/guards.md: nothing the program defines, and no marker or expected value, reaches the other side.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ UNSUPPORTED = " unsupported: "     # after the marker on the tests' stderr: a te
 class SplitProgram:
     program: str      # the program's source: prompt, completion, dispatcher
     tests: str        # the tests' source: the prompt's helpers, the stub, the harnessed tests
-    files: dict[str, str] = dataclasses.field(default_factory=dict)    # beside each side's source: the codec module
+    files: dict[str, str] = dataclasses.field(default_factory=dict)    # beside each side's source: the codec module,
+                                                                        # the dispatcher's own unit (SplitUnit)
 
 
 class EntryNotFound(ValueError):
@@ -48,9 +50,15 @@ def split_program(language: Language, prompt: str, completion: str, tests: str, 
         values |= _arguments(language, values.get("params", ""))
     stub = _filled(split.stub, values)
     dispatcher = _filled(split.dispatcher, values)
-    return SplitProgram(program=_filled(split.prologue, values) + prompt + completion + "\n" + dispatcher,
-                        tests=prompt[:declaration.start()] + stub + "\n" + tests,
-                        files={split.codec_module: split.codec} if split.codec_module else {})
+    before = prompt[:declaration.start()]
+    files = {split.codec_module: split.codec} if split.codec_module else {}
+    program = _filled(split.prologue, values) + prompt + completion
+    unit = split.unit
+    if unit is not None and not values.get("internal") and re.fullmatch(unit.prefix, before):
+        files[unit.source_file] = before + _filled(unit.declaration, values) + "\n" + dispatcher
+    else:
+        program += "\n" + dispatcher
+    return SplitProgram(program=program, tests=before + stub + "\n" + tests, files=files)
 
 
 def unsupported(stderr: str, marker: str) -> str | None:

@@ -10,11 +10,12 @@ from sandboxes.languages.model import (
     PrecompiledHeaders,
     Release,
     Split,
+    SplitUnit,
     language_from_entry,
     script_command,
 )
 from sandboxes.languages.table import LanguageTable, UnknownLanguage
 
 __all__ = ["LANGUAGES_DIR", "NATIVE_CHECKER", "SCRIPT", "CallHarness", "Harness", "Language", "LanguageFolderError",
-           "LanguageTable", "PrecompiledHeaders", "Release", "Split", "UnknownLanguage", "language_from_entry",
-           "script_command"]
+           "LanguageTable", "PrecompiledHeaders", "Release", "Split", "SplitUnit", "UnknownLanguage",
+           "language_from_entry", "script_command"]

@@ -41,6 +41,21 @@ class Harness:
 
 
 @dataclasses.dataclass(frozen=True)
+class SplitUnit:
+    """The dispatcher compiled by itself, once per problem, and linked into each program of the problem: a completion
+    compiles only its own code (the codec's templates cost a C++ compile three times the program's). It holds the
+    prompt's text before the declaration, which must match `prefix` whole (nothing there that defines what a link
+    would then see twice), the declaration as `declaration` writes it, then the dispatcher; a declaration whose group
+    `internal` matched (static, inline) links nowhere else, and keeps the dispatcher in the program's own source."""
+
+    source_file: str                # its file, in the program's directory
+    compile: tuple[str, ...]        # its compile there ({source}: source_file)
+    objects: tuple[str, ...]        # what that compile leaves, which the program's compile command takes after it
+    prefix: str                     # a regex the prompt before the declaration must fullmatch
+    declaration: str                # the entry's declaration, a template of the entry match's groups
+
+
+@dataclasses.dataclass(frozen=True)
 class Split:
     """Function-style tests in a process of their own (docs/guards.md, "Two processes"): the tests' source is the
     prompt up to the last match of `entry` (its declaration of the entry function), then `stub` in its place, then
@@ -63,6 +78,7 @@ class Split:
     argument_separator: str = ","   # what separates the arguments of `params` at its top level (Ada: ";")
     each_argument: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # key: (template, sep)
     may_fork: bool = False          # its runtime creates processes to start (the program may then too)
+    unit: SplitUnit | None = None   # the dispatcher compiled once per problem; None: in each program's source
 
 
 @dataclasses.dataclass(frozen=True)
@@ -224,11 +240,15 @@ def language_from_entry(key: str, entry: dict) -> Language:
 
 def _split_from_toml(key: str, entry: dict) -> Split:
     try:
+        unit = entry.get("unit")
         split = Split(**{**entry, "each_argument": {name: tuple(pair)
-                                                    for name, pair in entry.get("each_argument", {}).items()}})
+                                                    for name, pair in entry.get("each_argument", {}).items()},
+                         "unit": unit and SplitUnit(**{**unit, "compile": tuple(unit.get("compile", ())),
+                                                       "objects": tuple(unit.get("objects", ()))})})
     except TypeError as exc:
         raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, prologue, program_end, "
-                         f"argument, each_argument, may_fork}}: {exc}") from None
+                         f"argument, each_argument, may_fork, unit}}, its unit {{source_file, compile, objects, "
+                         f"prefix, declaration}}: {exc}") from None
     groups = re.compile(split.entry).groupindex
     if "entry" not in groups or (split.argument and "params" not in groups):
         raise ValueError(f"language {key}: a split's entry regex names the function as its group `entry` (and its "
@@ -237,6 +257,10 @@ def _split_from_toml(key: str, entry: dict) -> Split:
         raise ValueError(f"language {key}: a split's each_argument is {{key: [template, separator]}}, with argument")
     re.compile(split.argument)
     re.compile(split.program_end)
+    if split.unit is not None:
+        re.compile(split.unit.prefix)
+        if not split.unit.compile or not split.unit.objects:
+            raise ValueError(f"language {key}: a split's unit has a compile command and the objects it leaves")
     return split
 
 

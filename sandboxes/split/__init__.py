@@ -14,6 +14,7 @@ import functools
 import pathlib
 from collections.abc import Mapping
 
+from sandboxes.languages import Language, SplitUnit
 from sandboxes.policy import Step
 from sandboxes.results import RunResult, RunStatus
 
@@ -27,6 +28,9 @@ SIGNALS_SCOPED_ABI = 6      # Linux 6.12: Landlock keeps a domain's processes fr
 # confined as its runs are (a compile may read what its source names: never the tests' files)
 TESTS_SIDE = ("sh", "-c", f'cd {TESTS_DIR} && exec "$@"', "sh")
 PROGRAM_SIDE = (PAIR, "--confine", "--")
+# the dispatcher's own unit (SplitUnit) is compiled in the program's directory as the tests' side is in theirs: its
+# source is the prompt's includes and ours, nothing of the program
+UNIT_SIDE = ("sh", "-c", f'cd {PROGRAM_DIR} && exec "$@"', "sh")
 
 
 def side_files(name: str, program: str, tests: str, beside: Mapping[str, str]) -> dict[str, str]:
@@ -41,10 +45,33 @@ def tests_side(step: Step) -> Step:
     return dataclasses.replace(step, argv=(*TESTS_SIDE, *step.argv))
 
 
-def program_side(step: Step) -> Step:
-    """The compile step of one side, made the compile of the program's side alone, confined (no compiler of a split
-    language exits 125 of its own: that status is pair's, which could not confine it)."""
-    return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv), setup_failed_exit=SETUP_FAILED)
+def program_side(step: Step, unit: SplitUnit | None) -> Step:
+    """The compile step of one side, made the compile of the program's side alone (linked with `unit`'s objects, if
+    any), confined (no compiler of a split language exits 125 of its own: that status is pair's, which could not
+    confine it)."""
+    objects = unit.objects if unit is not None else ()
+    return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv, *objects), setup_failed_exit=SETUP_FAILED)
+
+
+def unit_of(language: Language, files: Mapping[str, str] | None) -> SplitUnit | None:
+    """The dispatcher's own unit, where a split candidate's `files` hold its source (split_tests decides)."""
+    unit = language.split.unit if language.split is not None else None
+    return unit if unit is not None and unit.source_file in (files or {}) else None
+
+
+def unit_compile(unit: SplitUnit, step: Step) -> Step:
+    """The compile step of one side, made the unit's compile (its toolchain's tree not yet applied)."""
+    return dataclasses.replace(step, argv=tuple(part.format(source=unit.source_file) for part in unit.compile))
+
+
+def unit_side(step: Step) -> Step:
+    """The unit's compile step, made the compile in the program's directory."""
+    return dataclasses.replace(step, argv=(*UNIT_SIDE, *step.argv))
+
+
+def unit_kept(unit: SplitUnit | None) -> tuple[str, ...]:
+    """What a problem's build leaves in the workspace: the tests' side, and the unit's objects beside the program."""
+    return (TESTS_DIR, *(f"{PROGRAM_DIR}/{name}" for name in (unit.objects if unit is not None else ())))
 
 
 def tests_unbuilt(result: RunResult) -> str | None:
@@ -52,7 +79,7 @@ def tests_unbuilt(result: RunResult) -> str | None:
     there); None where the compile ended well, or as the caller or the sandbox ended it (their own verdicts)."""
     if result.status in (RunStatus.OK, RunStatus.DEADLINE, RunStatus.SANDBOX_ERROR):
         return None
-    return (f"the tests' side does not compile ({result.status.value} {result.detail}): "
+    return (f"the tests' side or the dispatcher's unit does not compile ({result.status.value} {result.detail}): "
             + result.stderr.decode(errors="replace")[-500:].strip())
 
 

@@ -55,7 +55,7 @@ from sandboxes.backends.docker import RECYCLE_AFTER, WARM
 from sandboxes.backends.docker.channel import Channel, ChannelError
 from sandboxes.backends.docker.lock import DEFAULT_LOCK, ImageLock, PinnedImage
 from sandboxes.backends.docker.runtime import SANDBOX_USER, WORKDIR, runner_job
-from sandboxes.languages import Language, LanguageTable
+from sandboxes.languages import Language, LanguageTable, SplitUnit
 from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.sandbox_deaths import SandboxDeaths, at_most_twice, cause_of_death
@@ -247,7 +247,8 @@ class DockerBackend:
         workdir = workspace_files(language, source, files, data_files, tests)
         self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key))).jobs += 1
         workspace = DockerWorkspace(self, language, source, pinned, workdir,
-                                    compiled_away(language, source, files, tests), tests is not None)
+                                    compiled_away(language, source, files, tests), tests is not None,
+                                    split.unit_of(language, files) if tests is not None else None)
         healthy = False
         try:
             yield workspace
@@ -502,9 +503,10 @@ class DockerWorkspace:
     """
 
     def __init__(self, backend: DockerBackend, language: Language, source: str, pinned: PinnedImage,
-                 files: dict[str, str], compiled_away: list[str], split: bool) -> None:
+                 files: dict[str, str], compiled_away: list[str], split: bool, unit: SplitUnit | None) -> None:
         self.backend = backend
         self.split = split      # a function-style program whose tests run in a process of their own
+        self.unit = unit        # its dispatcher's own unit, compiled before the program (split_tests decides)
         self.box: Sandbox | None = None
         self.language = language
         self.source = source
@@ -572,17 +574,22 @@ class DockerWorkspace:
         return self._broken(f"the compile that passed failed in a fresh container: {built.detail}")
 
     async def _build(self, step: Step, deadline: float | None) -> RunResult:
-        """The compile `step`; a split's is its tests' side, then its program's. The tests' side failing is never the
-        program's fault (SplitTestsDoNotCompile): its source holds nothing of the program."""
+        """The compile `step`; a split's is its tests' side (and its dispatcher's unit), then its program's. The
+        former failing is never the program's fault (SplitTestsDoNotCompile): their sources hold nothing of it."""
         if not self.split:
             return await self._compile(step, deadline)
-        tests = await self._exec(split.tests_side(step), b"", deadline)
-        if tests.status is not RunStatus.OK:
-            why = split.tests_unbuilt(tests)
-            if why is None or cause_of_death(tests) is not None:
-                return tests
-            raise SplitTestsDoNotCompile(why)
-        return await self._compile(split.program_side(step), deadline)
+        builds = [split.tests_side(step)]
+        if self.unit is not None:
+            unit_source = self.files[f"{split.PROGRAM_DIR}/{self.unit.source_file}"]
+            builds.append(split.unit_side(using(self.language, unit_source, split.unit_compile(self.unit, step))))
+        for build in builds:
+            built = await self._exec(build, b"", deadline)
+            if built.status is not RunStatus.OK:
+                why = split.tests_unbuilt(built)
+                if why is None or cause_of_death(built) is not None:
+                    return built
+                raise SplitTestsDoNotCompile(why)
+        return await self._compile(split.program_side(step, self.unit), deadline)
 
     async def _compile(self, step: Step, deadline: float | None) -> RunResult:
         """The compile; once it has ended, the files it consumed are gone from the workdir."""

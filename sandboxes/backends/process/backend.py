@@ -225,7 +225,7 @@ class ProcessBackend:
                 file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
                 state.own(file_path)
             yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files, tests),
-                                   tests)
+                                   tests, files or {})
         finally:
             try:
                 await state.sweep()
@@ -253,7 +253,7 @@ class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path, compiled_away: list[str], tests: str | None) -> None:
+                 path: pathlib.Path, compiled_away: list[str], tests: str | None, files: Mapping[str, str]) -> None:
         self.backend = backend
         self.language = language
         self.source = source
@@ -261,6 +261,8 @@ class ProcessWorkspace:
         self.path = path
         self.compiled_away = compiled_away
         self.tests = tests          # a split's tests' source: the tests run in a process of their own
+        self.unit = split.unit_of(language, files) if tests is not None else None
+        self.unit_source = files[self.unit.source_file] if self.unit is not None else ""
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
@@ -277,14 +279,24 @@ class ProcessWorkspace:
 
     async def _compile_split(self, step: Step, artifact_tree: pathlib.Path | None,
                              deadline: float | None) -> RunResult:
-        """The tests' side as the problem's kept build has it (built now if it is the first), then the program's. The
-        tests' side failing is never the program's fault: its source holds nothing of the program."""
+        """The tests' side (and the dispatcher's unit) as the problem's kept build has it (built now if it is the
+        first), then the program's. That build failing is never the program's fault: its sources hold nothing of the
+        program."""
         assert self.tests is not None
+
+        async def build() -> RunResult:
+            built = await self._compile(split.tests_side(step), artifact_tree, deadline)
+            if built.status is RunStatus.OK and self.unit is not None:
+                unit_step, unit_tree = await self.backend.artifact_builds.prepare(
+                    self.language, self.unit_source, split.unit_compile(self.unit, step))
+                built = await self._compile(split.unit_side(unit_step), unit_tree, deadline)
+            return built
+
         failed = await self.backend.tests_builds.lay_out(
-            build_key(self.language.key, step, self.tests), self.path / "box" / split.TESTS_DIR,
-            lambda: self._compile(split.tests_side(step), artifact_tree, deadline), self.slot.own)
+            build_key(self.language.key, step, self.tests, self.unit_source), self.path / "box",
+            split.unit_kept(self.unit), build, self.slot.own)
         if failed is None:
-            return await self._compile(split.program_side(step), artifact_tree, deadline)
+            return await self._compile(split.program_side(step, self.unit), artifact_tree, deadline)
         why = split.tests_unbuilt(failed)
         if why is None:
             return failed
