@@ -1,5 +1,11 @@
-# The wire format (docs/guards.md, "Values across the pipe"), both sides' reader and writer: data only, never code.
+# The wire format (docs/guards.md, "Values across the pipe"), both sides' reader and writer (data only, never code),
+# and both sides' ends of the pipe: the stub's calls and the dispatcher's loop. A module that the zygote holds
+# imported, so no run compiles any of it; it holds nothing of either side's own (the marker is the stub's argument).
+import builtins as _rs_builtins
+import os as _rs_os
+import signal as _rs_signal
 import struct as _rs_struct
+import sys as _rs_sys
 
 
 def _rs_write(value, out):
@@ -80,3 +86,79 @@ def _rs_read(stream):
     if tag == b"e":
         return set(items)
     raise ValueError(f"{tag!r} is no tag of the wire format")
+
+
+_rs_pipe = []   # the tests' side's ends, opened at its first call: the calls written on fd 3, the replies read on fd 4
+
+
+def _rs_call(args, unsupported):
+    """The tests' side: one call of the entry function sent across, its result read back (the arguments it changed
+    changed here too); `unsupported` goes before what the wire cannot carry, on stderr."""
+    if not _rs_pipe:
+        _rs_pipe[:] = _rs_os.fdopen(3, "wb"), _rs_os.fdopen(4, "rb")
+    calls, replies = _rs_pipe
+    out = [b"C%d:" % len(args)]
+    try:
+        for arg in args:
+            _rs_write(arg, out)
+    except TypeError as exc:   # the benchmark's argument, not the program's doing
+        print(unsupported + str(exc), file=_rs_sys.stderr, flush=True)
+        _rs_os._exit(1)
+    try:
+        calls.write(b"".join(out))
+        calls.flush()
+        tag = replies.read(1)
+    except BrokenPipeError:
+        tag = b""
+    if tag == b"R":
+        result, after = _rs_read(replies), _rs_read(replies)
+        for arg, changed in zip(args, after if type(after) is list else (), strict=False):
+            if type(arg) is list and type(changed) is list:
+                arg[:] = changed
+            elif type(arg) in (dict, set) and type(changed) is type(arg):
+                arg.clear()
+                arg.update(changed)
+        return result
+    if tag == b"X":
+        name, message = _rs_read(replies), _rs_read(replies)
+        kind = getattr(_rs_builtins, name, None) if type(name) is str else None
+        if isinstance(kind, type) and issubclass(kind, Exception):
+            raise kind(message)
+        raise RuntimeError(f"the function raised {name}: {message}")
+    if tag == b"":
+        _rs_out_of_cpu()
+        raise RuntimeError("the program ended during a call")
+    raise RuntimeError("the program's reply is not a value")
+
+
+def _rs_out_of_cpu():
+    """Where the program is this process's child (forked from the zygote), a program that ran out of CPU time is the
+    run's CPU-time death, as pair makes it where the two are siblings."""
+    try:
+        _, status = _rs_os.waitpid(-1, 0)
+    except ChildProcessError:
+        return
+    if _rs_os.WIFSIGNALED(status) and _rs_os.WTERMSIG(status) == _rs_signal.SIGXCPU:
+        print("pair: the program ran out of CPU time during a call", file=_rs_sys.stderr, flush=True)
+        _rs_os._exit(128 + _rs_signal.SIGXCPU)
+
+
+def _rs_serve(function, calls_fd, replies_fd):
+    """The program's side: each call read from `calls_fd` answered on `replies_fd` (the prologue's, taken before the
+    program's first line): its result and its arguments after it, or the built-in type and message it raised."""
+    calls, replies = _rs_os.fdopen(calls_fd, "rb"), _rs_os.fdopen(replies_fd, "wb")
+    while calls.read(1) == b"C":
+        count = int(_rs_number(calls, b":"))
+        args = [_rs_read(calls) for _ in range(count)]
+        out = [b"R"]
+        try:
+            result = function(*args)
+            _rs_write(result, out)
+            _rs_write(args, out)
+        except BaseException as exc:
+            known = next(k for k in type(exc).__mro__ if getattr(_rs_builtins, k.__name__, None) is k)
+            out = [b"X"]
+            _rs_write(known.__name__, out)
+            _rs_write(str(exc), out)
+        replies.write(b"".join(out))
+        replies.flush()
