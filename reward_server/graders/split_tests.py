@@ -54,10 +54,14 @@ def split_program(language: Language, prompt: str, completion: str, tests: str, 
     files = {split.codec_module: split.codec} if split.codec_module else {}
     program = _filled(split.prologue, values) + prompt + completion
     unit = split.unit
-    if unit is not None and not values.get("internal") and re.fullmatch(unit.prefix, before):
-        files[unit.source_file] = before + _filled(unit.declaration, values) + "\n" + dispatcher
-    else:
+    if unit is None or values.get("internal") or not re.fullmatch(unit.prefix, before):
         program += "\n" + dispatcher
+    else:
+        files[unit.source_file] = _filled(unit.template, {**values, "codec": split.codec, "prefix": before,
+                                                          "declaration": _filled(unit.declaration, values),
+                                                          "dispatcher": dispatcher})
+        if "@@dispatcher@@" not in unit.template:      # the program's dispatcher finds the unit's codec
+            program += "\n" + _filled(split.dispatcher, {**values, "codec": ""})
     return SplitProgram(program=program, tests=before + stub + "\n" + tests, files=files)
 
 

@@ -77,6 +77,9 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
         entry["split"] = {**entry["split"], **{name: _read(folder, entry["split"][name])
                                                for name in ("stub", "dispatcher", "codec", "prologue")
                                                if name in entry["split"]}}
+        if "unit" in entry["split"]:
+            unit = entry["split"]["unit"]
+            entry["split"]["unit"] = {**unit, "template": _read(folder, unit.get("template", ""))}
     return entry
 
 

@@ -42,17 +42,21 @@ class Harness:
 
 @dataclasses.dataclass(frozen=True)
 class SplitUnit:
-    """The dispatcher compiled by itself, once per problem, and linked into each program of the problem: a completion
-    compiles only its own code (the codec's templates cost a C++ compile three times the program's). It holds the
-    prompt's text before the declaration, which must match `prefix` whole (nothing there that defines what a link
-    would then see twice), the declaration as `declaration` writes it, then the dispatcher; a declaration whose group
-    `internal` matched (static, inline) links nowhere else, and keeps the dispatcher in the program's own source."""
+    """What of a split's program side is compiled by itself, once per problem, and linked into each program of the
+    problem: a completion then compiles only its own code (the codec costs a C++ or Java compile about what the
+    program does, or three times as much). Its source is `template` with @@prefix@@ (the prompt's text before the
+    declaration, which must match `prefix` whole: nothing there that a link would then see twice), @@declaration@@,
+    @@dispatcher@@, @@codec@@ and the entry match's groups. A template that holds the dispatcher takes it out of the
+    program's source; else the program's dispatcher finds the unit's codec instead of its own (Java's class path). A
+    declaration whose group `internal` matched (static, inline) links nowhere else: no unit."""
 
     source_file: str                # its file, in the program's directory
+    template: str                   # its text
     compile: tuple[str, ...]        # its compile there ({source}: source_file)
-    objects: tuple[str, ...]        # what that compile leaves, which the program's compile command takes after it
+    objects: tuple[str, ...]        # what that compile leaves there (glob patterns), kept with the problem's build
     prefix: str                     # a regex the prompt before the declaration must fullmatch
-    declaration: str                # the entry's declaration, a template of the entry match's groups
+    declaration: str = ""           # @@declaration@@: the entry's declaration, a template of the entry's groups
+    link: tuple[str, ...] = ()      # what the program's compile command takes after it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -243,12 +247,12 @@ def _split_from_toml(key: str, entry: dict) -> Split:
         unit = entry.get("unit")
         split = Split(**{**entry, "each_argument": {name: tuple(pair)
                                                     for name, pair in entry.get("each_argument", {}).items()},
-                         "unit": unit and SplitUnit(**{**unit, "compile": tuple(unit.get("compile", ())),
-                                                       "objects": tuple(unit.get("objects", ()))})})
+                         "unit": unit and SplitUnit(**{**unit, **{name: tuple(unit[name]) for name in
+                                                                  ("compile", "objects", "link") if name in unit}})})
     except TypeError as exc:
         raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, prologue, program_end, "
-                         f"argument, each_argument, may_fork, unit}}, its unit {{source_file, compile, objects, "
-                         f"prefix, declaration}}: {exc}") from None
+                         f"argument, each_argument, may_fork, unit}}, its unit {{source_file, template, compile, "
+                         f"objects, prefix, declaration, link}}: {exc}") from None
     groups = re.compile(split.entry).groupindex
     if "entry" not in groups or (split.argument and "params" not in groups):
         raise ValueError(f"language {key}: a split's entry regex names the function as its group `entry` (and its "

@@ -47,10 +47,10 @@ def tests_side(step: Step) -> Step:
 
 def program_side(step: Step, unit: SplitUnit | None) -> Step:
     """The compile step of one side, made the compile of the program's side alone (linked with `unit`'s objects, if
-    any), confined (no compiler of a split language exits 125 of its own: that status is pair's, which could not
+    it has one), confined (no compiler of a split language exits 125 of its own: that status is pair's, which could not
     confine it)."""
-    objects = unit.objects if unit is not None else ()
-    return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv, *objects), setup_failed_exit=SETUP_FAILED)
+    link = unit.link if unit is not None else ()
+    return dataclasses.replace(step, argv=(*PROGRAM_SIDE, *step.argv, *link), setup_failed_exit=SETUP_FAILED)
 
 
 def unit_of(language: Language, files: Mapping[str, str] | None) -> SplitUnit | None:
@@ -70,7 +70,8 @@ def unit_side(step: Step) -> Step:
 
 
 def unit_kept(unit: SplitUnit | None) -> tuple[str, ...]:
-    """What a problem's build leaves in the workspace: the tests' side, and the unit's objects beside the program."""
+    """What a problem's build leaves in the workspace (glob patterns): the tests' side, and the unit's objects beside
+    the program."""
     return (TESTS_DIR, *(f"{PROGRAM_DIR}/{name}" for name in (unit.objects if unit is not None else ())))
 
 

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from reward_server.graders.split_tests import EntryNotFound, split_program, unsupported
-from sandboxes.languages import Split
+from sandboxes.languages import Split, SplitUnit
 from tests.language_table import load_table
 
 TYPED = Split(entry=r"(?m)^(?P<ret>\w+) (?P<entry>\w+)\((?P<params>[^)]*)\) \{$",
@@ -56,3 +56,31 @@ def test_a_prompt_without_its_declaration_is_not_the_program_s_fault() -> None:
 def test_only_the_marker_s_own_notice_says_unsupported() -> None:
     assert unsupported("noise\nMARK unsupported: a function argument\nmore", "MARK") == "a function argument"
     assert unsupported(" unsupported: forged by the program\n", "MARK") is None
+
+
+UNIT = SplitUnit(source_file="unit.cpp", template="UNIT @@prefix@@| @@declaration@@ | @@dispatcher@@",
+                 compile=("cc",), objects=("unit.o",), prefix=r"(?:#[^\n]*\n)*", declaration="DECL @@entry@@;")
+CODEC_UNIT = dataclasses.replace(UNIT, template="UNIT @@codec@@", prefix=r"[\s\S]*", declaration="")
+
+
+def test_a_unit_takes_the_dispatcher_where_the_prompt_before_the_entry_links_nothing_twice() -> None:
+    prompt = "#include <map>\nlong add(long y) {\n"
+    sides = split_program(language(dataclasses.replace(TYPED, unit=UNIT)), prompt, "  return y;\n}", "TESTS\n", "M")
+    assert sides.program == prompt + "  return y;\n}"
+    assert sides.files == {"unit.cpp": "UNIT #include <map>\n| DECL add; | DISPATCH add CODEC"}
+
+
+@pytest.mark.parametrize("prompt", ["#include <map>\nint helper() { return 1; }\nlong add(long y) {\n",
+                                    "#include <map>\nstatic long add(long y) {\n"])
+def test_no_unit_where_a_link_would_see_a_definition_twice_or_the_entry_not_at_all(prompt: str) -> None:
+    entry = r"(?m)^(?P<internal>(?:static )?)(?P<ret>\w+) (?P<entry>\w+)\((?P<params>[^)]*)\) \{$"
+    split = dataclasses.replace(TYPED, entry=entry, unit=UNIT)
+    sides = split_program(language(split), prompt, "  return y;\n}", "TESTS\n", "M")
+    assert sides.program == prompt + "  return y;\n}\nDISPATCH add CODEC" and sides.files == {}
+
+
+def test_a_unit_of_the_codec_alone_leaves_the_dispatcher_without_it() -> None:
+    split = dataclasses.replace(TYPED, unit=CODEC_UNIT)
+    sides = split_program(language(split), "long add(long y) {\n", "  return y;\n}", "TESTS\n", "M")
+    assert sides.program == "long add(long y) {\n  return y;\n}\nDISPATCH add "
+    assert sides.files == {"unit.cpp": "UNIT CODEC"}

@@ -68,7 +68,7 @@ LINKING = ("sh", "-c", 'cp "$0" built-from && echo "$@" > linked && cat /proc/sy
 async def test_a_problem_s_dispatcher_unit_is_built_once_and_linked_into_each_program(backend, table) -> None:
     lang = language(table)
     assert lang.split is not None and lang.split.unit is not None
-    unit = dataclasses.replace(lang.split.unit, compile=UNIT_NONCE, objects=("unit.o",))
+    unit = dataclasses.replace(lang.split.unit, compile=UNIT_NONCE, objects=("unit.*",), link=("unit.o",))
     lang = dataclasses.replace(lang, compile=LINKING, split=dataclasses.replace(lang.split, unit=unit))
     seen = []
     for program in ("program one", "program two"):

@@ -42,9 +42,9 @@ class TestsBuilds:
     async def lay_out(self, key: str, box: pathlib.Path, kept_paths: Sequence[str],
                       build: Callable[[], Awaitable[RunResult]],
                       own: Callable[[pathlib.Path], None]) -> RunResult | None:
-        """The build of `key` in `box`: a copy of its kept `kept_paths` (relative to `box`; each file handed over by
-        `own`), or `build()` run now and what it left there kept if it succeeded. Returns the failed build's result,
-        or None."""
+        """The build of `key` in `box`: a copy of what `kept_paths` matched there (glob patterns relative to `box`;
+        each file handed over by `own`), or `build()` run now and what they match kept if it succeeded. Returns the
+        failed build's result, or None."""
         async with self._locks.setdefault(key, asyncio.Lock()):
             kept = self._kept.get(key)
             if kept is None:
@@ -70,12 +70,14 @@ class TestsBuilds:
 
 def _store(box: pathlib.Path, kept_paths: Sequence[str], target: pathlib.Path) -> None:
     shutil.rmtree(target, ignore_errors=True)
-    for name in kept_paths:
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        if (box / name).is_dir():
-            shutil.copytree(box / name, target / name, symlinks=True)
-        else:
-            shutil.copy2(box / name, target / name, follow_symlinks=False)
+    for pattern in kept_paths:
+        for found in box.glob(pattern):
+            kept = target / found.relative_to(box)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            if found.is_dir() and not found.is_symlink():
+                shutil.copytree(found, kept, symlinks=True)
+            else:
+                shutil.copy2(found, kept, follow_symlinks=False)
 
 
 def _copy(kept: pathlib.Path, box: pathlib.Path, own: Callable[[pathlib.Path], None]) -> None:

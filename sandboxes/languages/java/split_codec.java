@@ -1,8 +1,9 @@
-    // The wire format (docs/guards.md, "Values across the pipe"), both sides' reader and writer, nested in the class
-    // the prompt opens. A value is read by the type the prompt declares, into the JDK's and javatuples' own classes
-    // only, and written by that type too: a value whose class does not fit it (an Integer in an ArrayList<Long>, which
-    // MultiPL-E's equals would tell apart) does not cross.
-    static final class RewardWire_ {
+    // The wire format (docs/guards.md, "Values across the pipe"), both sides' reader and writer: nested in the class
+    // the prompt opens on the tests' side, a class of its own on the program's (split_unit.java). A value is read by
+    // the type the prompt declares, into the JDK's and javatuples' own classes only, and written by that type too: a
+    // value whose class does not fit it (an Integer in an ArrayList<Long>, which MultiPL-E's equals would tell apart)
+    // does not cross.
+    final class RewardWire_ {
         interface Entry {
             Object call(Object[] args) throws Throwable;
         }

@@ -1,0 +1,2 @@
+@@prefix@@@@declaration@@
+@@dispatcher@@
