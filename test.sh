@@ -11,4 +11,4 @@ PYTHON=.venv/bin/python tests/setup_kubectl.sh   # kubectl kustomize for tests/t
 PYTHON=.venv/bin/python sandboxes/backends/docker/setup_docker.sh
 tests/vm/setup_vm.sh            # qemu and Debian's kernel: the cgroup v2 suite boots it (tests/vm)
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest --strict-skips "$@"
+exec .venv/bin/python -m pytest --strict-skips --durations=25 "$@"
