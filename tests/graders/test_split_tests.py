@@ -84,3 +84,18 @@ def test_a_unit_of_the_codec_alone_leaves_the_dispatcher_without_it() -> None:
     sides = split_program(language(split), "long add(long y) {\n", "  return y;\n}", "TESTS\n", "M")
     assert sides.program == "long add(long y) {\n  return y;\n}\nDISPATCH add "
     assert sides.files == {"unit.cpp": "UNIT CODEC"}
+
+
+@pytest.mark.parametrize(("key", "prompt", "unit_file", "in_unit"), [
+    ("cpp", "#include<assert.h>\n#include<bits/stdc++.h>\n// Add\nlong add(long x, long y) {\n", "dispatcher.cpp",
+     "long add(long x, long y);"),
+    ("java", "import java.util.*;\nclass Problem {\n    public static long add(long x, long y) {\n",
+     "reward_wire.java", "final class RewardWire_ {"),
+])
+def test_cpp_and_java_programs_of_multipl_e_layout_compile_no_codec_of_their_own(key, prompt, unit_file,
+                                                                                 in_unit) -> None:
+    language = load_table().resolve(key)
+    assert language.split is not None
+    sides = split_program(language, prompt, "        return x + y;\n", "    }\n", "M")
+    assert list(sides.files) == [unit_file] and in_unit in sides.files[unit_file]
+    assert language.split.codec not in sides.program and "RewardWire_ {" not in sides.program
