@@ -18,7 +18,7 @@ import pytest
 
 from reward_server.client import RewardClient
 from reward_server.loadtest.scrape import scrape, total
-from tests.candidates import python_script, stdio, verdict_name
+from tests.candidates import function_style, python_script, stdio, verdict_name
 from tests.conftest import wait_for
 from tests.sandbox_killers import (
     cmdline,
@@ -91,6 +91,36 @@ def test_a_run_killed_once_from_outside_goes_again(start_server, zygote: str, ta
     samples = scrape(server.metrics_url)
     assert total(samples, "reward_sandbox_retried_steps_total") == 1
     assert total(samples, "reward_sandbox_deaths_total", cause=cause) == 1
+
+
+# a program that answers right only where it finds what a first try of its run wrote (in its directory and its
+# /tmp), and takes its time before it answers wrong
+REMEMBERS = ("    import os, time\n"
+             "    if os.path.exists('first-try') or os.path.exists('/tmp/first-try'):\n"
+             "        return a + b\n"
+             "    for where in ('first-try', '/tmp/first-try'):\n"
+             "        open(where, 'w').close()\n"
+             "    time.sleep(1.5)\n"
+             "    return a - b\n")
+
+
+@pytest.mark.parametrize(("zygote", "targets"), [("on", zygotes), ("off", named("bwrap"))])
+def test_a_run_that_goes_again_sees_nothing_of_its_first_try(start_server, zygote: str, targets) -> None:
+    """Its sandbox killed once while the program sleeps: the run goes again from a fresh workspace, where what the
+    first try wrote is gone, so the program fails as a first try does."""
+    server = start_server("--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
+    candidate = function_style("remembers", "python", "def add(a, b):\n", REMEMBERS,
+                               "def check(candidate):\n    assert candidate(2, 3) == 5\n\ncheck(add)\n")
+    with RewardClient(server.address) as client:
+        scoring = threading.Thread(target=lambda: results.extend(client.score([candidate])))
+        results: list = []
+        scoring.start()
+        wait_for(lambda: programs(server.process.pid), "the program running")
+        [victim] = targets(server.process.pid)[:1]
+        os.kill(victim, signal.SIGKILL)
+        scoring.join()
+    assert [verdict_name(r) for r in results] == ["RUNTIME_ERROR"], results
+    assert total(scrape(server.metrics_url), "reward_sandbox_retried_steps_total") == 1
 
 
 SELF_KILL = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"

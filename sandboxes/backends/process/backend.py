@@ -28,6 +28,8 @@ Why it looks the way it does (measured on the target machines):
   (artifact_builds.py).
 - A split's tests' side (the tests in a process of their own) is compiled once per problem and copied into each
   later workspace of the problem, which compiles only its program (tests_builds.py).
+- A run that goes again after its sandbox may have died (sandbox_deaths.py) goes from a fresh workspace: its files
+  laid out and compiled again, nothing of the first try left.
 - When the program exits, its pid namespace dies with it: nothing it left running survives the run.
   The CPU limit's soft signal (SIGXCPU) marks a CPU-time death; a SIGKILL is the OOM killer's only if
   the memory cgroup's counter moved.
@@ -75,13 +77,14 @@ from sandboxes.backends.process.slots import (
     remove_workspace,
     renew_workspaces,
 )
-from sandboxes.backends.process.supervision import Supervisor
+from sandboxes.backends.process.supervision import Supervisor, sandbox_error
 from sandboxes.backends.process.tests_builds import TestsBuilds, build_key
 from sandboxes.backends.process.zygotes import Zygotes, zygote_prefix
 from sandboxes.languages import Language
 from sandboxes.policy import BASE_ENV, FIXED_PATH, Step, compile_step, run_step
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.sandbox_deaths import SandboxDeaths, at_most_twice
+from sandboxes.trees import remove_tree
 
 log = logging.getLogger(__name__)
 
@@ -217,15 +220,10 @@ class ProcessBackend:
             state.busy = False
             raise
         try:
-            for name, text in workspace_files(language, source, files, data_files, tests).items():
-                file_path = path / "box" / name
-                if not file_path.parent.is_dir():    # a split's side
-                    file_path.parent.mkdir(mode=0o755)
-                    state.own(file_path.parent)
-                file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
-                state.own(file_path)
+            laid_out = workspace_files(language, source, files, data_files, tests)
+            lay_out(state, path, laid_out)
             yield ProcessWorkspace(self, language, source, state, path, compiled_away(language, source, files, tests),
-                                   tests, files or {})
+                                   tests, files or {}, laid_out)
         finally:
             try:
                 await state.sweep()
@@ -238,22 +236,32 @@ class ProcessBackend:
     async def _run(self, slot: Slot, path: pathlib.Path, language: Language, step: Step, stdin: bytes,
                    deadline: float | None, artifact_tree: pathlib.Path | None) -> RunResult:
         """A run: forked by the slot's zygote for the language when it has one, else spawned (seeing
-        `artifact_tree`); again, once, where its sandbox may have died under it (sandbox_deaths.py)."""
+        `artifact_tree`)."""
         side = split.unpaired(step)      # a split's: the zygote forks both sides, as pair would start them
         prefix = zygote_prefix(language, side[0] if side else step) if self.fork_from_zygotes else None
         if prefix is None:
-            return await at_most_twice(lambda: self.supervisor.execute(
-                slot, path, step, stdin, deadline=deadline, artifact_tree=artifact_tree), self.deaths,
-                f"slot {slot.index}: a {language.key} run")
-        return await at_most_twice(lambda: self.zygotes.run(slot, path, language, step, stdin, deadline, prefix),
-                                   self.deaths, f"slot {slot.index}: a {language.key} run forked by its zygote")
+            return await self.supervisor.execute(slot, path, step, stdin, deadline=deadline,
+                                                 artifact_tree=artifact_tree)
+        return await self.zygotes.run(slot, path, language, step, stdin, deadline, prefix)
+
+
+def lay_out(slot: Slot, path: pathlib.Path, files: Mapping[str, str]) -> None:
+    """Write a workspace's files into its box, each the slot's own."""
+    for name, text in files.items():
+        file_path = path / "box" / name
+        if not file_path.parent.is_dir():    # a split's side
+            file_path.parent.mkdir(mode=0o755)
+            slot.own(file_path.parent)
+        file_path.write_text(text, encoding="utf-8", errors="surrogateescape")
+        slot.own(file_path)
 
 
 class ProcessWorkspace:
     """One candidate program in one slot: compiled once, then run once per test."""
 
     def __init__(self, backend: ProcessBackend, language: Language, source: str, slot: Slot,
-                 path: pathlib.Path, compiled_away: list[str], tests: str | None, files: Mapping[str, str]) -> None:
+                 path: pathlib.Path, compiled_away: list[str], tests: str | None, files: Mapping[str, str],
+                 laid_out: Mapping[str, str]) -> None:
         self.backend = backend
         self.language = language
         self.source = source
@@ -263,6 +271,7 @@ class ProcessWorkspace:
         self.tests = tests          # a split's tests' source: the tests run in a process of their own
         self.unit = split.unit_of(language, files) if tests is not None else None
         self.unit_source = files[self.unit.source_file] if self.unit is not None else ""
+        self.laid_out = laid_out    # its files as it started with them, laid out again for a run that goes again
 
     async def compile(self, deadline: float | None) -> RunResult | None:
         step = compile_step(self.language, self.source)
@@ -314,4 +323,31 @@ class ProcessWorkspace:
         if self.tests is not None:
             assert self.language.split is not None
             step = split.paired(step, self.language.split.may_fork)
-        return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, artifact_tree)
+        again = False
+
+        async def attempt() -> RunResult:
+            nonlocal again
+            if again:
+                failed = await self._afresh(deadline)
+                if failed is not None:
+                    return failed
+            again = True
+            return await self.backend._run(self.slot, self.path, self.language, step, stdin, deadline, artifact_tree)
+
+        return await at_most_twice(attempt, self.backend.deaths, f"slot {self.slot.index}: a {self.language.key} run")
+
+    async def _afresh(self, deadline: float | None) -> RunResult | None:
+        """The workspace as it was before its first run, for a run that goes again after its sandbox may have died:
+        nothing the first try left is visible (its box emptied, its files laid out and compiled again). A sandbox
+        error where the compile that succeeded before did not again, else None."""
+        await self.slot.sweep()
+        for sub in ("box", "tmp"):
+            await asyncio.to_thread(remove_tree, self.path / sub)
+            (self.path / sub).mkdir(mode=0o700)
+            self.slot.own(self.path / sub)
+        lay_out(self.slot, self.path, self.laid_out)
+        compiled = await self.compile(deadline)
+        if compiled is None or compiled.status is RunStatus.OK:
+            return None
+        return sandbox_error(f"the workspace, made again, did not compile again: {compiled.status.value} "
+                             f"{compiled.detail}", compiled.elapsed_s)
