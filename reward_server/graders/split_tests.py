@@ -3,12 +3,13 @@
 The program's side is what the reference runs up to the tests (the prompt and the completion cut at its stop tokens,
 then what the tests begin with that closes it: the split's program_end), after the language's prologue where it has
 one (what must happen before the program's first line), and then the language's dispatcher, which answers calls of
-the entry function read from its stdin (or the dispatcher in a unit of its own, compiled once per problem and linked
-to each program: the language's SplitUnit, where the prompt's text before the declaration links nothing twice). The
-tests' side is the prompt up to its declaration of the entry function (its helpers exactly as the dataset wrote them),
-the language's stub in the function's place, which sends each call's arguments across and returns the value read back,
-and the tests under the language's harness (the end-of-tests marker after them). Only data crosses, in the wire format
-of docs/guards.md: nothing the program defines, and no marker or expected value, reaches the other side.
+the entry function read from its stdin (its dispatcher or its codec may be a unit of their own instead, compiled once
+per problem and linked to each program: the language's SplitUnit, where what the prompt holds before the declaration
+links nothing twice). The tests' side is the prompt up to its declaration of the entry function (its helpers exactly as
+the dataset wrote them), the language's stub in the function's place, which sends each call's arguments across and
+returns the value read back, and the tests under the language's harness (the end-of-tests marker after them). Only
+data crosses, in the wire format of docs/guards.md: nothing the program defines, and no marker or expected value,
+reaches the other side.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class SplitProgram:
     program: str      # the program's source: prompt, completion, dispatcher
     tests: str        # the tests' source: the prompt's helpers, the stub, the harnessed tests
     files: dict[str, str] = dataclasses.field(default_factory=dict)    # beside each side's source: the codec module,
-                                                                        # the dispatcher's own unit (SplitUnit)
+                                                                        # the split's unit (SplitUnit)
 
 
 class EntryNotFound(ValueError):

@@ -28,8 +28,8 @@ SIGNALS_SCOPED_ABI = 6      # Linux 6.12: Landlock keeps a domain's processes fr
 # confined as its runs are (a compile may read what its source names: never the tests' files)
 TESTS_SIDE = ("sh", "-c", f'cd {TESTS_DIR} && exec "$@"', "sh")
 PROGRAM_SIDE = (PAIR, "--confine", "--")
-# the dispatcher's own unit (SplitUnit) is compiled in the program's directory as the tests' side is in theirs: its
-# source is the prompt's includes and ours, nothing of the program
+# a split's unit (SplitUnit: its dispatcher, its codec) is compiled in the program's directory as the tests' side is in
+# theirs: its source is the prompt's includes and ours, nothing of the program
 UNIT_SIDE = ("sh", "-c", f'cd {PROGRAM_DIR} && exec "$@"', "sh")
 
 
@@ -54,7 +54,7 @@ def program_side(step: Step, unit: SplitUnit | None) -> Step:
 
 
 def unit_of(language: Language, files: Mapping[str, str] | None) -> SplitUnit | None:
-    """The dispatcher's own unit, where a split candidate's `files` hold its source (split_tests decides)."""
+    """The split's unit, where a split candidate's `files` hold its source (split_tests decides)."""
     unit = language.split.unit if language.split is not None else None
     return unit if unit is not None and unit.source_file in (files or {}) else None
 
