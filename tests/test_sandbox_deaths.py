@@ -65,6 +65,19 @@ def named(name: str) -> Callable[[int], list[int]]:
                                if os.path.basename(cmdline(pid)[0]) == name]
 
 
+def scored_killing_once(server, candidate, targets: Callable[[int], list[int]]) -> list:
+    """`candidate`'s results, with the first of `targets` SIGKILLed once while its program runs."""
+    with RewardClient(server.address) as client:
+        results: list = []
+        scoring = threading.Thread(target=lambda: results.extend(client.score([candidate])))
+        scoring.start()
+        wait_for(lambda: programs(server.process.pid), "the program running")
+        [victim] = targets(server.process.pid)[:1]
+        os.kill(victim, signal.SIGKILL)
+        scoring.join()
+    return results
+
+
 @pytest.mark.parametrize(("zygote", "targets", "cause"), [
     ("on", programs, "unexplained_kill"),
     ("on", run_inits, "sandbox_failed"),
@@ -79,14 +92,7 @@ def test_a_run_killed_once_from_outside_goes_again(start_server, zygote: str, ta
     passes."""
     server = start_server("--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
     sleeper = python_script("sleeper", "import time\ntime.sleep(1.5)\nprint('ok')\n", "ok", timeout_s=10)
-    with RewardClient(server.address) as client:
-        scoring = threading.Thread(target=lambda: results.extend(client.score([sleeper])))
-        results: list = []
-        scoring.start()
-        wait_for(lambda: programs(server.process.pid), "the program running")
-        [victim] = targets(server.process.pid)[:1]
-        os.kill(victim, signal.SIGKILL)
-        scoring.join()
+    results = scored_killing_once(server, sleeper, targets)
     assert [(verdict_name(r), r.detail) for r in results] == [("PASS", "1 test(s) passed")], results
     samples = scrape(server.metrics_url)
     assert total(samples, "reward_sandbox_retried_steps_total") == 1
@@ -111,14 +117,7 @@ def test_a_run_that_goes_again_sees_nothing_of_its_first_try(start_server, zygot
     server = start_server("--zygote", zygote, "--cache-size", "0", "--metrics-port", "0")
     candidate = function_style("remembers", "python", "def add(a, b):\n", REMEMBERS,
                                "def check(candidate):\n    assert candidate(2, 3) == 5\n\ncheck(add)\n")
-    with RewardClient(server.address) as client:
-        scoring = threading.Thread(target=lambda: results.extend(client.score([candidate])))
-        results: list = []
-        scoring.start()
-        wait_for(lambda: programs(server.process.pid), "the program running")
-        [victim] = targets(server.process.pid)[:1]
-        os.kill(victim, signal.SIGKILL)
-        scoring.join()
+    results = scored_killing_once(server, candidate, targets)
     assert [verdict_name(r) for r in results] == ["RUNTIME_ERROR"], results
     assert total(scrape(server.metrics_url), "reward_sandbox_retried_steps_total") == 1
 
