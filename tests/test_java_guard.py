@@ -75,6 +75,12 @@ EXTREMES = problem("The largest negative and the smallest positive number of lst
 DIVIDE = problem("a / b.", "long divide(long a, long b)",
                  'try { divide(1l, 0l); assert(false); } catch (ArithmeticException e) { assert(e.getMessage()'
                  '.equals("/ by zero")); }', "assert(divide((6l), (3l)) == (2l));")
+# a helper before the entry, or a private entry: no unit of the problem's (SplitUnit), the dispatcher in the class
+MAIN_ADDS = "    }\n    public static void main(String[] args) {\n    assert(add((1l), (2l)) == (3l));\n    }\n\n}\n"
+HELPED = Problem("java", IMPORTS + "class Problem {\n    static long twice(long x) { return 2 * x; }\n"
+                 "    public static long add(long x, long y) {\n", MAIN_ADDS, STOPS)
+PRIVATE = Problem("java", IMPORTS + "class Problem {\n    private static long add(long x, long y) {\n", MAIN_ADDS,
+                  STOPS)
 EQUAL_TO_ALL = "public boolean equals(Object o) { return true; }"
 # MultiPL-E's assert evaluates the class's $assertionsDisabled before the call: a static block sets it first
 ASSERTIONS_OFF = body(
@@ -143,6 +149,8 @@ HELD = [
 ]
 
 HONEST = [
+    Honest("a helper in the prompt", "        return twice(x) - x + y;", "        return twice(x) + y;", HELPED),
+    Honest("a private entry", "        return x + y;", "        return x - y;", PRIVATE),
     Honest("add", "        return x + y;", "        return x - y;", ADD),
     Honest("pair", "        long even = 0, odd = 0;\n        for (long i = 1; i <= n; i++) {\n"
            "            String s = Long.toString(i);\n"

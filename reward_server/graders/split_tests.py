@@ -55,14 +55,16 @@ def split_program(language: Language, prompt: str, completion: str, tests: str, 
     files = {split.codec_module: split.codec} if split.codec_module else {}
     program = _filled(split.prologue, values) + prompt + completion
     unit = split.unit
-    if unit is None or values.get("internal") or not re.fullmatch(unit.prefix, before):
+    prefix = re.fullmatch(unit.prefix, before) if unit is not None and not values.get("internal") else None
+    if unit is None or prefix is None:
         program += "\n" + dispatcher
     else:
+        values |= {name: value or "" for name, value in prefix.groupdict().items()}
         files[unit.source_file] = _filled(unit.template, {**values, "codec": split.codec, "prefix": before,
                                                           "declaration": _filled(unit.declaration, values),
-                                                          "dispatcher": dispatcher})
-        if "@@dispatcher@@" not in unit.template:      # the program's dispatcher finds the unit's codec
-            program += "\n" + _filled(split.dispatcher, {**values, "codec": ""})
+                                                          "dispatcher": _filled(split.dispatcher, values)})
+        if unit.dispatcher:
+            program += "\n" + _filled(unit.dispatcher, values)
     return SplitProgram(program=program, tests=before + stub + "\n" + tests, files=files)
 
 

@@ -79,7 +79,8 @@ def _with_files(folder: pathlib.Path, entry: dict) -> dict:
                                                if name in entry["split"]}}
         if "unit" in entry["split"]:
             unit = entry["split"]["unit"]
-            entry["split"]["unit"] = {**unit, "template": _read(folder, unit.get("template", ""))}
+            entry["split"]["unit"] = {**unit, **{name: _read(folder, unit[name]) for name in ("template", "dispatcher")
+                                                  if name in unit}}
     return entry
 
 

@@ -45,10 +45,11 @@ class SplitUnit:
     """What of a split's program side is compiled by itself, once per problem, and linked into each program of the
     problem: a completion then compiles only its own code (the codec costs a C++ or Java compile about what the
     program does, or three times as much). Its source is `template` with @@prefix@@ (the prompt's text before the
-    declaration, which must match `prefix` whole: nothing there that a link would then see twice), @@declaration@@,
-    @@dispatcher@@, @@codec@@ and the entry match's groups. A template that holds the dispatcher takes it out of the
-    program's source; else the program's dispatcher finds the unit's codec instead of its own (Java's class path). A
-    declaration whose group `internal` matched (static, inline) links nowhere else: no unit."""
+    declaration, which must match `prefix` whole: nothing there that a link would then see twice; its groups join the
+    entry match's), @@declaration@@, @@dispatcher@@, @@codec@@ and the entry match's groups. The program's source then
+    ends with `dispatcher` instead of the split's: nothing where the link provides the program's start (C++), a start
+    that hands over to the unit's (Java's main). A declaration whose group `internal` matched (static, inline,
+    private) is reached from nowhere else: no unit."""
 
     source_file: str                # its file, in the program's directory
     template: str                   # its text
@@ -57,6 +58,7 @@ class SplitUnit:
     prefix: str                     # a regex the prompt before the declaration must fullmatch
     declaration: str = ""           # @@declaration@@: the entry's declaration, a template of the entry's groups
     link: tuple[str, ...] = ()      # what the program's compile command takes after it
+    dispatcher: str = ""            # what the program's source ends with instead of the split's dispatcher
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,7 +254,7 @@ def _split_from_toml(key: str, entry: dict) -> Split:
     except TypeError as exc:
         raise ValueError(f"language {key}: a split is {{entry, stub, dispatcher, codec, prologue, program_end, "
                          f"argument, each_argument, may_fork, unit}}, its unit {{source_file, template, compile, "
-                         f"objects, prefix, declaration, link}}: {exc}") from None
+                         f"objects, prefix, declaration, link, dispatcher}}: {exc}") from None
     groups = re.compile(split.entry).groupindex
     if "entry" not in groups or (split.argument and "params" not in groups):
         raise ValueError(f"language {key}: a split's entry regex names the function as its group `entry` (and its "

@@ -60,7 +60,8 @@ def test_only_the_marker_s_own_notice_says_unsupported() -> None:
 
 UNIT = SplitUnit(source_file="unit.cpp", template="UNIT @@prefix@@| @@declaration@@ | @@dispatcher@@",
                  compile=("cc",), objects=("unit.o",), prefix=r"(?:#[^\n]*\n)*", declaration="DECL @@entry@@;")
-CODEC_UNIT = dataclasses.replace(UNIT, template="UNIT @@codec@@", prefix=r"[\s\S]*", declaration="")
+HANDING_UNIT = dataclasses.replace(UNIT, template="UNIT @@owner@@.@@entry@@ @@codec@@", prefix=r"(?P<owner>\w+):\n",
+                                   declaration="", dispatcher="START @@owner@@")
 
 
 def test_a_unit_takes_the_dispatcher_where_the_prompt_before_the_entry_links_nothing_twice() -> None:
@@ -79,23 +80,34 @@ def test_no_unit_where_a_link_would_see_a_definition_twice_or_the_entry_not_at_a
     assert sides.program == prompt + "  return y;\n}\nDISPATCH add CODEC" and sides.files == {}
 
 
-def test_a_unit_of_the_codec_alone_leaves_the_dispatcher_without_it() -> None:
-    split = dataclasses.replace(TYPED, unit=CODEC_UNIT)
-    sides = split_program(language(split), "long add(long y) {\n", "  return y;\n}", "TESTS\n", "M")
-    assert sides.program == "long add(long y) {\n  return y;\n}\nDISPATCH add "
-    assert sides.files == {"unit.cpp": "UNIT CODEC"}
+def test_a_unit_may_give_the_program_a_start_of_its_own_and_read_the_prefix_s_groups() -> None:
+    split = dataclasses.replace(TYPED, unit=HANDING_UNIT)
+    sides = split_program(language(split), "Owner:\nlong add(long y) {\n", "  return y;\n}", "TESTS\n", "M")
+    assert sides.program == "Owner:\nlong add(long y) {\n  return y;\n}\nSTART Owner"
+    assert sides.files == {"unit.cpp": "UNIT Owner.add CODEC"}
 
 
 @pytest.mark.parametrize(("key", "prompt", "unit_file", "in_unit"), [
     ("cpp", "#include<assert.h>\n#include<bits/stdc++.h>\n// Add\nlong add(long x, long y) {\n", "dispatcher.cpp",
      "long add(long x, long y);"),
     ("java", "import java.util.*;\nclass Problem {\n    public static long add(long x, long y) {\n",
-     "reward_wire.java", "final class RewardWire_ {"),
+     "reward_wire.java", "return Problem.add((long) reward_call_[0], (long) reward_call_[1]);"),
 ])
-def test_cpp_and_java_programs_of_multipl_e_layout_compile_no_codec_of_their_own(key, prompt, unit_file,
-                                                                                 in_unit) -> None:
+def test_cpp_and_java_programs_of_multipl_e_layout_compile_no_dispatcher_of_their_own(key, prompt, unit_file,
+                                                                                      in_unit) -> None:
     language = load_table().resolve(key)
     assert language.split is not None
     sides = split_program(language, prompt, "        return x + y;\n", "    }\n", "M")
     assert list(sides.files) == [unit_file] and in_unit in sides.files[unit_file]
-    assert language.split.codec not in sides.program and "RewardWire_ {" not in sides.program
+    assert language.split.codec not in sides.program and "serve(" not in sides.program
+
+
+@pytest.mark.parametrize("prompt", [
+    "class Problem {\n    static long twice(long x) { return 2 * x; }\n    public static long add(long x, long y) {\n",
+    "class Problem {\n    private static long add(long x, long y) {\n",
+    "class Outer {\n  static class Problem {\n    public static long add(long x, long y) {\n"])
+def test_a_java_prompt_with_more_than_its_class_before_the_entry_or_a_private_one_keeps_the_dispatcher(
+        prompt: str) -> None:
+    language = load_table().resolve("java")
+    sides = split_program(language, prompt, "        return x + y;\n", "    }\n", "M")
+    assert sides.files == {} and "RewardWire_.serve(" in sides.program and "final class RewardWire_ {" in sides.program

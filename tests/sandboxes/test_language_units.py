@@ -161,7 +161,7 @@ def _file_names(sections: dict) -> set[str]:
     for layout in grading.get("harness", []):
         names |= {layout.get(part) for part in ("replacement", "prologue", "epilogue", "declaration", "compile_script")}
     names |= {grading.get("split", {}).get(part) for part in ("stub", "dispatcher", "codec", "prologue")}
-    names.add(grading.get("split", {}).get("unit", {}).get("template"))
+    names |= {grading.get("split", {}).get("unit", {}).get(part) for part in ("template", "dispatcher")}
     return names - {None}
 
 
