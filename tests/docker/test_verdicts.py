@@ -104,7 +104,7 @@ def verdicts(graded: dict) -> dict[str, tuple[Verdict, tuple[Verdict, ...]]]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.timeout(1200)      # every function-style job compiles two sides, on the docker backend every time
+@pytest.mark.timeout(1200)      # every imaged language's jobs, on both backends
 async def test_docker_and_process_backends_agree(start_backend, table, imaged_lock_path) -> None:
     docker_backend = await start_backend(imaged_lock_path, warm=1)
     on_docker_grades = await grades(grader_for(docker_backend, table))

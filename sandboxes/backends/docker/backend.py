@@ -10,6 +10,10 @@ and a run's time limit is its CPU time, which the runner reads from the containe
 A compile gets the toolchain artifacts (precompiled headers, class archive, compiler snapshot) its image carries,
 built into the image's read-only root when it was built (sandboxes/toolchain_artifacts.py, bake_artifacts.py here),
 never from a container's writable tmpfs.
+A split's tests' side (and its unit) is built once per problem: the first workspace of a problem builds it in its
+container, whose runner packs what the build left at once, before anything of the program is compiled or run there,
+and the host keeps that archive, where no container reaches it; each later workspace of the problem has it laid out
+in its own workdir and compiles only its program (sandboxes/split/builds.py).
 Every workspace starts from a wiped workdir; a container whose program timed out or hit a limit, or whose
 runner died, went silent or answered garbage, is destroyed and replaced, and every container is recycled
 after `recycle_after` jobs. A container lost under a step (killed, its runner dead or silent, its engine gone) is
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import contextlib
 import dataclasses
 import itertools
@@ -59,6 +64,7 @@ from sandboxes.languages import Language, LanguageTable, SplitUnit
 from sandboxes.policy import COMPILE_PROCESSES, Ending, Step, classify, compile_step, run_step, wall_backstop_s
 from sandboxes.results import Limits, RunResult, RunStatus
 from sandboxes.sandbox_deaths import SandboxDeaths, at_most_twice, cause_of_death
+from sandboxes.split.builds import KeptBuilds, build_key
 from sandboxes.toolchain_artifacts import running, using
 
 log = logging.getLogger(__name__)
@@ -76,6 +82,7 @@ TMP_TMPFS = "rw,exec,nosuid,size=256m,mode=1777"
 # A container whose program ended like this may hold state a wipe cannot undo: it is replaced.
 REPLACE_AFTER = {RunStatus.TIMEOUT, RunStatus.MEMORY_LIMIT, RunStatus.OUTPUT_LIMIT, RunStatus.DEADLINE,
                  RunStatus.SANDBOX_ERROR}
+KEPT_ARCHIVE = "build.tar"    # in a kept build's directory: the runner's pack of it
 AGNOSTICS_STATUS = {"success": RunStatus.OK, "fail:wrong-output": RunStatus.OK,
                     "fail:error": RunStatus.EXIT_NONZERO, "fail:timeout": RunStatus.TIMEOUT}
 
@@ -165,6 +172,8 @@ class DockerBackend:
         self._names = itertools.count()
         self._closing = False
         self._pair: tempfile.TemporaryDirectory | None = None   # pair, built at start: every container binds it
+        self._kept: tempfile.TemporaryDirectory | None = None   # the split tests' builds, on the host alone
+        self.tests_builds: KeptBuilds | None = None
         self.deaths = SandboxDeaths()
 
     # --- the Backend protocol -------------------------------------------------------------------------
@@ -186,6 +195,8 @@ class DockerBackend:
         self._pair = tempfile.TemporaryDirectory(prefix="rsd-pair-")
         await build_static(gcc, split.SOURCE, Path(self._pair.name) / "pair", 0o755)
         Path(self._pair.name).chmod(0o755)
+        self._kept = tempfile.TemporaryDirectory(prefix="rsd-tests-builds-")     # 0700: the server's alone
+        self.tests_builds = KeptBuilds(Path(self._kept.name))
         self.client = await asyncio.to_thread(self._connect)
         self._info.clear()
         removed = await asyncio.to_thread(self._remove_leftovers)
@@ -227,6 +238,9 @@ class DockerBackend:
         if self._pair is not None:
             self._pair.cleanup()
             self._pair = None
+        if self._kept is not None:
+            self._kept.cleanup()
+            self._kept, self.tests_builds = None, None
 
     def _pair_binary(self) -> str:
         if self._pair is None:
@@ -247,7 +261,7 @@ class DockerBackend:
         workdir = workspace_files(language, source, files, data_files, tests)
         self._stats.setdefault(language.key, LanguageStats(self._warm_for(language.key))).jobs += 1
         workspace = DockerWorkspace(self, language, source, pinned, workdir,
-                                    compiled_away(language, source, files, tests), tests is not None,
+                                    compiled_away(language, source, files, tests), tests,
                                     split.unit_of(language, files) if tests is not None else None)
         healthy = False
         try:
@@ -499,13 +513,14 @@ class DockerWorkspace:
 
     Its container is taken by its first step. A step whose container was lost under it, or whose program died of a
     SIGKILL none of its limits explains, goes again once (sandbox_deaths.py) in a fresh container, where the workspace
-    is built again first: its files, and its compile where it had one.
+    is built again first: its files, and its compile where it had one (a split's tests' side from the problem's kept
+    build).
     """
 
     def __init__(self, backend: DockerBackend, language: Language, source: str, pinned: PinnedImage,
-                 files: dict[str, str], compiled_away: list[str], split: bool, unit: SplitUnit | None) -> None:
+                 files: dict[str, str], compiled_away: list[str], tests: str | None, unit: SplitUnit | None) -> None:
         self.backend = backend
-        self.split = split      # a function-style program whose tests run in a process of their own
+        self.tests = tests      # a split's tests' source: a function-style program's tests in a process of their own
         self.unit = unit        # its dispatcher's own unit, compiled before the program (split_tests decides)
         self.box: Sandbox | None = None
         self.language = language
@@ -532,7 +547,7 @@ class DockerWorkspace:
             return await self._in_a_live_container(lambda: self._agnostics(stdin, limits, deadline), deadline, "run")
         step = running(self.language, run_step(self.language, self.source, limits))
         step = dataclasses.replace(step, argv=(*step.argv, *args))
-        if self.split:
+        if self.tests is not None:
             assert self.language.split is not None
             step = split.paired(step, self.language.split.may_fork)
         return await self._in_a_live_container(lambda: self._exec(step, stdin, deadline), deadline, "run")
@@ -574,22 +589,65 @@ class DockerWorkspace:
         return self._broken(f"the compile that passed failed in a fresh container: {built.detail}")
 
     async def _build(self, step: Step, deadline: float | None) -> RunResult:
-        """The compile `step`; a split's is its tests' side (and its dispatcher's unit), then its program's. The
-        former failing is never the program's fault (SplitTestsDoNotCompile): their sources hold nothing of it."""
-        if not self.split:
+        """The compile `step`; a split's is its tests' side (and its dispatcher's unit) as the problem's kept build has
+        it (built here first where none is kept), then its program's. The former failing is never the program's fault
+        (SplitTestsDoNotCompile): their sources hold nothing of it."""
+        if self.tests is None:
             return await self._compile(step, deadline)
-        builds = [split.tests_side(step)]
-        if self.unit is not None:
-            unit_source = self.files[f"{split.PROGRAM_DIR}/{self.unit.source_file}"]
-            builds.append(split.unit_side(using(self.language, unit_source, split.unit_compile(self.unit, step))))
-        for build in builds:
-            built = await self._exec(build, b"", deadline)
-            if built.status is not RunStatus.OK:
-                why = split.tests_unbuilt(built)
-                if why is None or cause_of_death(built) is not None:
-                    return built
-                raise SplitTestsDoNotCompile(why)
+        builds = self.backend.tests_builds
+        if builds is None:
+            return lost("the docker backend is not started")
+        unit_source = self.files[f"{split.PROGRAM_DIR}/{self.unit.source_file}"] if self.unit is not None else ""
+        failed = await builds.lay_out(build_key(self.language.key, step, self.tests, unit_source),
+                                      lambda: self._build_tests(step, unit_source, deadline),
+                                      lambda target: self._keep(target, deadline),
+                                      lambda kept: self._lay_out(kept, deadline))
+        if failed is not None:
+            why = split.tests_unbuilt(failed)
+            if why is None or cause_of_death(failed) is not None:
+                return failed
+            raise SplitTestsDoNotCompile(why)
         return await self._compile(split.program_side(step, self.unit), deadline)
+
+    async def _build_tests(self, step: Step, unit_source: str, deadline: float | None) -> RunResult:
+        """The problem's build: its tests' side, then its unit's (where it has one)."""
+        built = await self._exec(split.tests_side(step), b"", deadline)
+        if built.status is RunStatus.OK and self.unit is not None:
+            unit_step = using(self.language, unit_source, split.unit_compile(self.unit, step))
+            built = await self._exec(split.unit_side(unit_step), b"", deadline)
+        return built
+
+    async def _keep(self, target: Path, deadline: float | None) -> RunResult | None:
+        """The problem's build, just made here (nothing of the program compiled or run yet), packed by the runner and
+        kept at `target` on the host, read-only; none where the runner found it too big to keep (each workspace builds
+        it then). The step's ending where the container failed it, else None."""
+        answer = await self._request({"op": "pack", "paths": list(split.unit_kept(self.unit))}, START_TIMEOUT_S,
+                                     deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        archive = answer.get("archive_b64")
+        if not answer.get("ok") or "archive_b64" not in answer or not isinstance(archive, str | None):
+            return self._broken(f"cannot pack the tests' build: {str(answer)[:200]}")
+        if archive is None:
+            return None
+        try:
+            packed = base64.b64decode(archive, validate=True)
+        except binascii.Error:
+            return self._broken(f"the runner packed garbage: {archive[:200]}")
+        await asyncio.to_thread(_store, target, packed)
+        return None
+
+    async def _lay_out(self, kept: Path, deadline: float | None) -> RunResult | None:
+        """The problem's kept build laid out in this workspace's workdir (its files just written: a fresh one)."""
+        packed = await asyncio.to_thread((kept / KEPT_ARCHIVE).read_bytes)
+        answer = await self._request({"op": "unpack", "archive_b64": base64.b64encode(packed).decode()},
+                                     START_TIMEOUT_S, deadline)
+        if isinstance(answer, RunResult):
+            return answer
+        if not answer.get("ok") or not isinstance(answer.get("workdir_bytes"), int):
+            return self._broken(f"cannot lay out the tests' build: {str(answer)[:200]}")
+        self.workdir_bytes = answer["workdir_bytes"]
+        return None
 
     async def _compile(self, step: Step, deadline: float | None) -> RunResult:
         """The compile; once it has ended, the files it consumed are gone from the workdir."""
@@ -692,6 +750,13 @@ class DockerWorkspace:
         if cause_of_death(result) is not None:
             self.box.broken = True
         return result
+
+
+def _store(target: Path, packed: bytes) -> None:
+    target.mkdir(mode=0o700)
+    fd = os.open(target / KEPT_ARCHIVE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o400)
+    with open(fd, "wb") as f:
+        f.write(packed)
 
 
 def lost(why: str) -> RunResult:

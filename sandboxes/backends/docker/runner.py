@@ -6,6 +6,9 @@ instead of a `docker run`. Two request shapes:
 
 * ours: {"op": "reset", "files": {name: text}} wipes the workdir and /tmp, kills leftover
   processes and writes the files; {"op": "remove", "names": [...]} removes workdir files (a compiled source);
+  {"op": "pack", "paths": [glob, ...]} answers {"ok", "archive_b64"}: what a problem's build of a split's tests left
+  in the sides (a tar archive, null where too big to keep), which the host keeps; {"op": "unpack", "archive_b64"}
+  lays such an archive out in a workdir just reset (sandboxes/split/builds.py);
   {"op": "exec", "argv": [...], "stdin_b64": ..., "wall_s": ...,
   "cpu_budget_s": 0 | s, "cpu_rlimit_s": 0 | n, "max_output_bytes": ..., "max_file_bytes": ...,
   "max_open_files": ..., "address_space_bytes": 0 | n, "env": {...}} (runtime.runner_job) runs one step and
@@ -37,14 +40,18 @@ from __future__ import annotations
 import base64
 import contextlib
 import ctypes
+import glob
+import io
 import json
 import math
 import os
 import resource
 import selectors
 import signal
+import stat
 import subprocess
 import sys
+import tarfile
 import time
 from collections.abc import Iterator
 
@@ -65,6 +72,7 @@ CPU_STAT = "/sys/fs/cgroup/cpu.stat"                      # cgroup v2: its usage
 POLL_S = 0.05
 SIDES = frozenset({WORKDIR, os.path.join(WORKDIR, TESTS_DIR), os.path.join(WORKDIR, PROGRAM_DIR)})
 PR_SET_DUMPABLE = 4
+MAX_ARCHIVE_BYTES = 64 << 20    # a build of the tests larger than this is not kept: each workspace builds it again
 LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -176,6 +184,86 @@ def remove(names: list[str]) -> dict:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
     return {"ok": True}
+
+
+def side_path(name: str) -> str | None:
+    """The path of a name in one of a split's sides, at any depth; None for a name that leaves them."""
+    path = os.path.normpath(os.path.join(WORKDIR, name))
+    sides = (os.path.join(WORKDIR, TESTS_DIR), os.path.join(WORKDIR, PROGRAM_DIR))
+    return path if any(path == side or path.startswith(side + os.sep) for side in sides) else None
+
+
+def pack(patterns: list[str]) -> dict:
+    """What the `patterns` (globs in the workdir) match, with all under them, as a tar archive: directories, files and
+    symbolic links (a link is not followed), with their modes and times. Asked right after a problem's build of its
+    tests, before anything of the program is compiled or run here: the host keeps it for the problem's later
+    workspaces."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for pattern in patterns:
+            for name in sorted(glob.glob(pattern, root_dir=WORKDIR, include_hidden=True)):
+                path = side_path(name)
+                if path is None:
+                    return {"ok": False, "detail": f"{name!r} leaves the sides"}
+                found = [path]
+                for top, dirs, files in os.walk(path):      # top-down, so a directory comes before what it holds
+                    found += (os.path.join(top, entry) for entry in sorted(dirs) + sorted(files))
+                for each in found:
+                    archived(tar, each)
+                    if buffer.tell() > MAX_ARCHIVE_BYTES:
+                        return {"ok": True, "archive_b64": None}
+    return {"ok": True, "archive_b64": base64.b64encode(buffer.getvalue()).decode()}
+
+
+def archived(tar: tarfile.TarFile, path: str) -> None:
+    """One entry of pack's archive, as it is (lstat); anything but a directory, a file or a link (a fifo, a socket) is
+    no compile's output and left out."""
+    st = os.lstat(path)
+    info = tarfile.TarInfo(os.path.relpath(path, WORKDIR))
+    info.mode, info.mtime = stat.S_IMODE(st.st_mode), st.st_mtime
+    if stat.S_ISDIR(st.st_mode):
+        info.type = tarfile.DIRTYPE
+        tar.addfile(info)
+    elif stat.S_ISLNK(st.st_mode):
+        info.type, info.linkname = tarfile.SYMTYPE, os.readlink(path)
+        tar.addfile(info)
+    elif stat.S_ISREG(st.st_mode):
+        info.size = st.st_size
+        with open(path, "rb") as f:
+            tar.addfile(info, f)
+
+
+def unpack(archive_b64: str) -> dict:
+    """pack's archive of a problem's build, as the host kept it, laid out over a workdir just reset: under the sides
+    only, never through a link, the runner's own (the sandbox user's), with their modes (less setuid, setgid, sticky)
+    and times."""
+    directories = []
+    with tarfile.open(fileobj=io.BytesIO(base64.b64decode(archive_b64, validate=True)), mode="r:") as tar:
+        for member in tar:
+            path = side_path(member.name)
+            if path is None or os.path.realpath(os.path.dirname(path)) != os.path.dirname(path):
+                return {"ok": False, "detail": f"{member.name!r} leaves the sides"}
+            if member.isdir():
+                if os.path.islink(path) or not os.path.isdir(path):
+                    os.mkdir(path)      # FileExistsError where a link or a file is in its place
+                directories.append((path, member))
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)     # the file the reset wrote (the tests' source), which the build's copy replaces
+            if member.issym():
+                os.symlink(member.linkname, path)
+            elif member.isreg() and (source := tar.extractfile(member)) is not None:
+                with open(path, "xb") as f:     # O_EXCL: never through a link
+                    while chunk := source.read(1 << 20):
+                        f.write(chunk)
+                    os.fchmod(f.fileno(), member.mode & 0o777)
+            else:
+                return {"ok": False, "detail": f"{member.name!r} is neither a directory, a file nor a link"}
+            os.utime(path, (member.mtime, member.mtime), follow_symlinks=False)
+    for path, member in reversed(directories):     # once what they hold is written
+        os.chmod(path, member.mode & 0o777)
+        os.utime(path, (member.mtime, member.mtime))
+    return {"ok": True, "workdir_bytes": workdir_bytes()}
 
 
 def set_dumpable(dumpable: bool) -> None:
@@ -367,9 +455,13 @@ def answer(line: bytes, oom: OomScore) -> dict:
             return execute(job, oom)
         if job.get("op") == "remove":
             return remove(job.get("names", []))
+        if job.get("op") == "pack":
+            return pack(list(job["paths"]))
+        if job.get("op") == "unpack":
+            return unpack(job["archive_b64"])
         if job.get("op") == "ping":
             return {"ok": True}
-    except (KeyError, TypeError, ValueError, OSError) as exc:
+    except (KeyError, TypeError, ValueError, OSError, tarfile.TarError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
     return {"error": f"unknown op {job.get('op')!r}"}
 
